@@ -1,0 +1,57 @@
+"""Summaries of sweep cells and per-d threshold fits (the rows of the results tables)."""
+
+import numpy as np
+
+from .thresholds import fit_logistic
+
+
+def cell_summary(sweep, settings, cell):
+    """One table row for one cell: success counts, final-ρ median with 30th/70th percentiles, escape."""
+    rho = cell["final_rho"]
+    escaped = cell["escape_step"][cell["escape_step"] >= 0]
+    q30, q50, q70 = np.nanpercentile(rho, [30, 50, 70]) if np.isfinite(rho).any() else (np.nan,) * 3
+    return {
+        "sweep": sweep,
+        "activation": settings["activation"],
+        "link": settings["link"],
+        "m": int(settings["m"]),
+        "init": settings["init"],
+        "d": int(cell["d"]),
+        "delta": float(cell["delta"]),
+        "trials": int(rho.size),
+        "successes": int(cell["success"].sum()),
+        "diverged": int(cell["diverged"].sum()),
+        "rho_median": float(q50),
+        "rho_q30": float(q30),
+        "rho_q70": float(q70),
+        "escaped": int(escaped.size),
+        "escape_step_median": float(np.median(escaped)) if escaped.size else np.nan,
+    }
+
+
+def threshold_rows(rows):
+    """Logistic fit of success vs δ for each (sweep, d) in the cell rows."""
+    out = []
+    for key in sorted({(r["sweep"], r["d"]) for r in rows}):
+        cells = sorted((r for r in rows if (r["sweep"], r["d"]) == key), key=lambda r: r["delta"])
+        fit = fit_logistic(
+            [c["delta"] for c in cells],
+            [c["successes"] for c in cells],
+            [c["trials"] - c["diverged"] for c in cells],
+        )
+        first = cells[0]
+        out.append(
+            {
+                "sweep": key[0],
+                "activation": first["activation"],
+                "link": first["link"],
+                "m": first["m"],
+                "init": first["init"],
+                "d": key[1],
+                "trials_per_point": first["trials"],
+                "delta_min": cells[0]["delta"],
+                "delta_max": cells[-1]["delta"],
+                **{k: v for k, v in fit.as_dict().items()},
+            }
+        )
+    return out

@@ -1,0 +1,100 @@
+"""One sweep cell: all trials of (experiment, activation, d, δ), each from its own derived seed.
+
+A trial's identity is (seed, experiment, activation, d, δ, trial); ``seeds.trial_generators``
+turns it into independent streams for training data, test data and initialisation, so a trial
+can be regenerated bit for bit with :func:`trial_setup`.
+"""
+
+import time
+
+import numpy as np
+
+from . import data as data_mod
+from . import gd, seeds
+from .links import get_link
+
+
+def sample_count(delta, d):
+    """n = round(δ·d)."""
+    return int(round(delta * d))
+
+
+def initial_weights(rng, m, d, r0):
+    """θ_j(0) ~ N(0, (r₀²/d) I_d), j = 1..m."""
+    return rng.standard_normal((m, d)) * (r0 / np.sqrt(d))
+
+
+def broadcast(value, m):
+    """A fixed second-layer or bias vector of length m from a scalar or a list."""
+    v = np.broadcast_to(np.asarray(value, dtype=np.float64), (m,))
+    return np.array(v)
+
+
+def loss_scale(settings, y):
+    """1, or 1/Var(y) when the risk is normalised by the variance of y."""
+    return 1.0 / np.var(y) if settings["loss_normalisation"] == "variance" else 1.0
+
+
+def trial_identity(settings, d, delta, trial):
+    return (settings["seed"], settings["experiment"], settings["activation"], int(d), float(delta), int(trial))
+
+
+def trial_setup(settings, d, delta, trial):
+    """(data, θ(0), a, b) of one trial, regenerated from its identity."""
+    gens = seeds.trial_generators(*trial_identity(settings, d, delta, trial))
+    dtype = np.dtype(settings["dtype"])
+    data = data_mod.trial_data(
+        gens,
+        sample_count(delta, d),
+        d,
+        settings["n_test"],
+        settings["link"],
+        settings["theta_star"],
+        settings["noise"],
+        dtype,
+    )
+    m = settings["m"]
+    theta0 = initial_weights(gens["init"], m, d, settings["r0"])
+    return data, theta0, broadcast(settings["a"], m), broadcast(settings["b"], m)
+
+
+def run_trial(settings, d, delta, trial, freeze=True):
+    """Run one trial's GD and return its Trajectory."""
+    data, theta0, a, b = trial_setup(settings, d, delta, trial)
+    return gd.run(
+        data,
+        theta0,
+        a,
+        b,
+        settings["activation"],
+        settings["lr"],
+        settings["steps"],
+        gd.log_grid(settings["steps"], settings["record_points"]),
+        freeze_rho=settings["freeze_rho"] if freeze else None,
+        escape_rho=settings["escape_rho"],
+        loss_scale=loss_scale(settings, data["y"]),
+    )
+
+
+TRIAL_FIELDS = ("train_loss", "test_loss", "rho", "norm", "grad_norm", "direction_overlap")
+FINAL_FIELDS = ("final_step", "final_rho", "final_train_loss", "final_test_loss", "escape_step", "frozen", "diverged")
+
+
+def run_cell(settings, d, delta, log=print):
+    """All ``settings["trials"]`` trials of one cell, stacked into arrays (leading axis = trial)."""
+    trajs = []
+    start = time.perf_counter()
+    n_trials = settings["trials"]
+    for trial in range(n_trials):
+        traj = run_trial(settings, d, delta, trial)
+        trajs.append(traj)
+        log(
+            f"trial {trial + 1}/{n_trials} done ({n_trials - trial - 1} remaining): "
+            f"steps={traj.final_step} rho={traj.final_rho:.3f} escape_step={traj.escape_step} "
+            f"diverged={traj.diverged} elapsed={time.perf_counter() - start:.1f}s"
+        )
+    out = {"steps": trajs[0].steps, "d": d, "delta": delta, "k": get_link(settings["link"]).k}
+    for name in TRIAL_FIELDS + FINAL_FIELDS:
+        out[name] = np.array([getattr(t, name) for t in trajs])
+    out["success"] = (out["final_rho"] >= settings["success_rho"]) & ~out["diverged"]
+    return out

@@ -1,0 +1,49 @@
+# Stage 3: cell summaries and threshold fits.
+
+
+localrules:
+    aggregate_sweep,
+    threshold_table,
+
+
+rule aggregate_sweep:
+    message:
+        "Summarising sweep {wildcards.sweep} and fitting its thresholds"
+    input:
+        lambda w: sweep_cells(w.sweep),
+    output:
+        cells=f"{RESULTS}/tables/{{sweep}}_cells.csv",
+        thresholds=f"{RESULTS}/tables/{{sweep}}_thresholds.csv",
+    log:
+        f"{RESULTS}/logs/aggregate/{{sweep}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/aggregate/{{sweep}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/aggregate_sweep.py"
+
+
+rule threshold_table:
+    message:
+        "Collecting the threshold table"
+    input:
+        expand(f"{RESULTS}/tables/{{sweep}}_thresholds.csv", sweep=list(config["sweeps"])),
+    output:
+        f"{RESULTS}/tables/thresholds.csv",
+    log:
+        f"{RESULTS}/logs/threshold_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/threshold_table.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/threshold_table.py"
