@@ -95,7 +95,11 @@ def run(
             traj.escape_step = t
         frozen = freeze_rho is not None and rho >= freeze_rho
         if t in slot or frozen or t == steps:
-            test_loss = loss_scale * 0.5 * np.mean((predict(data["X_test"], theta, a, b, activation) - data["y_test"]) ** 2)
+            test_loss = (
+                loss_scale
+                * 0.5
+                * np.mean((predict(data["X_test"], theta, a, b, activation) - data["y_test"]) ** 2)
+            )
             traj.final_test_loss = test_loss
             if t in slot:
                 i = slot[t]

@@ -12,8 +12,8 @@ method, ``theory/spectral.md``) where it has a closed form.
                                              g₂ hard, first Hermite coefficient 0)
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -32,7 +32,9 @@ LINKS = {
         Link("he2", 1, lambda g: g[:, 0] ** 2 - 1.0, "g^2 - 1"),
         Link("square", 1, lambda g: g[:, 0] ** 2, "g^2"),
         Link("abs", 1, lambda g: np.abs(g[:, 0]), "|g|"),
-        Link("bump", 1, lambda g: 1.0 - np.sqrt(2.0) * np.exp(-0.5 * g[:, 0] ** 2), "1 - sqrt(2) exp(-g^2/2)"),
+        Link(
+            "bump", 1, lambda g: 1.0 - np.sqrt(2.0) * np.exp(-0.5 * g[:, 0] ** 2), "1 - sqrt(2) exp(-g^2/2)"
+        ),
         Link("easy_hard", 2, lambda g: g[:, 0] + g[:, 1] ** 2 - 1.0, "g1 + g2^2 - 1"),
     )
 }

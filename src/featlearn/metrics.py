@@ -3,8 +3,13 @@
 With θ̂_j = θ_j/‖θ_j‖ and Θ* ∈ R^{d×k} orthonormal:
 
 * per-neuron alignment ρ_j = ‖Θ*ᵀθ̂_j‖ (for m = 1 this is ρ = ‖P_{Θ*}θ‖/‖θ‖);
-* network alignment ρ = σ_max(Θ*ᵀΘ̂ᵀ), the largest singular value of the k×m overlap matrix
-  (equal to ρ_1 for m = 1);
+* network alignment ρ = σ_max(Θ*ᵀQ), Q ∈ R^{d×m} an orthonormal basis of span(θ_1, …, θ_m):
+  the cosine of the smallest principal angle between the learned and the teacher subspaces.
+  It equals ρ_1 for m = 1, is 1 when span(Θ) contains a teacher direction, ≈ √(mk/d) for random
+  weights, and lies in [0, 1].  (conventions.md says "largest singular value of Θ*ᵀΘ̂ with θ̂_j
+  normalised"; with merely normalised, non-orthogonal rows that value reaches √m when all
+  neurons coincide with θ*, so it could not be compared with the 0.5/0.9 thresholds.  Orthonormal
+  rows are the reading that keeps it a cosine.)
 * direction overlaps o_l = max_j |θ*_lᵀθ̂_j|, l = 1..k (which teacher directions are learned).
 """
 
@@ -18,11 +23,11 @@ def overlap_matrix(theta, theta_star):
 
 
 def alignment(theta, theta_star):
-    """Network alignment ρ = σ_max(Θ*ᵀΘ̂ᵀ)."""
-    ov = overlap_matrix(theta, theta_star)
-    if ov.shape[1] == 1:
-        return float(np.linalg.norm(ov))
-    return float(np.linalg.norm(ov, 2))
+    """Network alignment ρ = σ_max(Θ*ᵀQ), Q an orthonormal basis of the span of the neurons."""
+    if theta.shape[0] == 1:
+        return float(np.linalg.norm(overlap_matrix(theta, theta_star)))
+    q, _ = np.linalg.qr(theta.T)
+    return float(np.linalg.norm(theta_star.T @ q, 2))
 
 
 def neuron_alignments(theta, theta_star):

@@ -31,12 +31,14 @@ def phase_figure(cells, fits, title, cmap="Blues"):
     """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median, 30–70 %."""
     fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
     ds = sorted({int(c["d"]) for c in cells})
-    for colour, d in zip(shades(len(ds), cmap), ds):
+    for colour, d in zip(shades(len(ds), cmap), ds, strict=True):
         rows = sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])
         delta = np.array([c["delta"] for c in rows])
         k = np.array([c["successes"] for c in rows], dtype=float)
         n = np.array([c["trials"] - c["diverged"] for c in rows], dtype=float)
-        ax_p.errorbar(delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}")
+        ax_p.errorbar(
+            delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
+        )
         fit = next((f for f in fits if int(f["d"]) == d), None)
         if fit is not None and fit["status"] == "ok":
             grid = np.linspace(delta.min(), delta.max(), 200)
@@ -44,7 +46,9 @@ def phase_figure(cells, fits, title, cmap="Blues"):
         med = np.array([c["rho_median"] for c in rows])
         lo = np.array([c["rho_q30"] for c in rows])
         hi = np.array([c["rho_q70"] for c in rows])
-        ax_r.errorbar(delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}")
+        ax_r.errorbar(
+            delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}"
+        )
     ax_p.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05), title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
     ax_p.legend(frameon=False, fontsize=8)

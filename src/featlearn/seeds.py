@@ -22,4 +22,4 @@ def identity_entropy(*identity):
 def trial_generators(*identity):
     """Independent generators {"train", "test", "init"} for the trial ``identity``."""
     children = np.random.SeedSequence(identity_entropy(*identity)).spawn(len(STREAMS))
-    return {name: np.random.default_rng(child) for name, child in zip(STREAMS, children)}
+    return {name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)}

@@ -36,7 +36,14 @@ def loss_scale(settings, y):
 
 
 def trial_identity(settings, d, delta, trial):
-    return (settings["seed"], settings["experiment"], settings["activation"], int(d), float(delta), int(trial))
+    return (
+        settings["seed"],
+        settings["experiment"],
+        settings["activation"],
+        int(d),
+        float(delta),
+        int(trial),
+    )
 
 
 def trial_setup(settings, d, delta, trial):
@@ -77,7 +84,15 @@ def run_trial(settings, d, delta, trial, freeze=True):
 
 
 TRIAL_FIELDS = ("train_loss", "test_loss", "rho", "norm", "grad_norm", "direction_overlap")
-FINAL_FIELDS = ("final_step", "final_rho", "final_train_loss", "final_test_loss", "escape_step", "frozen", "diverged")
+FINAL_FIELDS = (
+    "final_step",
+    "final_rho",
+    "final_train_loss",
+    "final_test_loss",
+    "escape_step",
+    "frozen",
+    "diverged",
+)
 
 
 def run_cell(settings, d, delta, log=print):

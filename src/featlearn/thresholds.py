@@ -10,7 +10,8 @@ When the data are completely separated (every point below some δ fails, every p
 succeeds) the MLE does not exist (s → 0).  The fit then reports δ₅₀ as the midpoint of the gap
 between the last all-fail and the first all-success δ, its error as half the gap, s = 0 and
 ``status = "separated"``.  Under quasi-separation (Newton's information matrix becomes singular)
-it reports NaN with ``status = "no finite MLE"``.  With no transition in range it reports NaN and ``status`` says why.
+it reports NaN with ``status = "no finite MLE"``.  With no transition in range it reports NaN
+and ``status`` says why.
 """
 
 from dataclasses import asdict, dataclass
@@ -90,7 +91,11 @@ def fit_logistic(delta, successes, trials, max_iter=100, tol=1e-10):
     g50 = np.array([-1.0 / b1, b0 / b1**2])
     gs = np.array([0.0, -1.0 / b1**2])
     return LogisticFit(
-        float(-b0 / b1), float(np.sqrt(g50 @ cov @ g50)), float(1.0 / b1), float(np.sqrt(gs @ cov @ gs)), status
+        float(-b0 / b1),
+        float(np.sqrt(g50 @ cov @ g50)),
+        float(1.0 / b1),
+        float(np.sqrt(gs @ cov @ gs)),
+        status,
     )
 
 

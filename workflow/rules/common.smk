@@ -75,6 +75,11 @@ def sweep_cells(name):
     ]
 
 
+def sweep_of_figure(stem):
+    """The sweep whose figure has file stem ``stem``."""
+    return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
+
+
 def figure_files(stem):
     return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 

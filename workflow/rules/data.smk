@@ -7,13 +7,13 @@ rule numba_cache:
     input:
         ENGINE_SOURCES,
     output:
-        touch(f"{NUMBA_CACHE}/ready"),
+        ready=touch(f"{NUMBA_CACHE}/ready"),
     log:
         f"{RESULTS}/logs/numba_cache.log",
     benchmark:
         f"{RESULTS}/benchmarks/numba_cache.tsv"
     params:
-        cache_dir=NUMBA_CACHE,
+        cache_dir=lambda w, output: os.path.dirname(output.ready),
     threads: 1
     resources:
         mem_mb=1000,

@@ -6,10 +6,6 @@ localrules:
     grokking_figure,
 
 
-def sweep_of_figure(stem):
-    return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
-
-
 rule phase_figure:
     message:
         "Drawing {wildcards.stem}"

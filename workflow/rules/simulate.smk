@@ -18,7 +18,7 @@ rule sweep_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: run_settings("sweeps", w.sweep),
-        cache_dir=NUMBA_CACHE,
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: 1000 + int(3e-5 * int(w.d) ** 2 * float(w.delta)),
@@ -44,7 +44,7 @@ rule grokking_run:
         f"{RESULTS}/benchmarks/grokking/{{name}}.tsv"
     params:
         settings=lambda w: run_settings("grokking", w.name),
-        cache_dir=NUMBA_CACHE,
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=4000,

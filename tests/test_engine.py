@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+
+from featlearn import gd, network, sweep
+
+SETTINGS = dict(
+    seed=7,
+    experiment="test",
+    activation="gelu",
+    link="he2",
+    lr=1.0,
+    steps=60,
+    m=1,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    init="random",
+    theta_star="e1",
+    noise=0.0,
+    n_test=100,
+    dtype="float64",
+    loss_normalisation="none",
+    freeze_rho=0.9,
+    escape_rho=0.5,
+    success_rho=0.5,
+    record_points=15,
+    trials=2,
+)
+
+
+def test_log_grid_is_sorted_unique_and_spans_the_run():
+    grid = gd.log_grid(4000, 60)
+    assert grid[0] == 0 and grid[-1] == 4000
+    assert np.all(np.diff(grid) > 0)
+    assert grid.size <= 62
+
+
+def test_engine_matches_plain_numpy_gd(rng):
+    """A few steps of the engine against Θ ← Θ − η∇R̂ with the NumPy reference gradient."""
+    settings = dict(SETTINGS, m=3, a=[1.0, 0.5, -0.7], b=[0.1, 0.0, -0.2], steps=5)
+    data, theta0, a, b = sweep.trial_setup(settings, 40, 3.0, 0)
+    traj = gd.run(data, theta0, a, b, "gelu", 0.7, 5, gd.log_grid(5, 10))
+    theta = theta0.copy()
+    for _ in range(5):
+        theta -= 0.7 * network.gradient(data["X"], data["y"], theta, a, b, "gelu")
+    np.testing.assert_allclose(traj.theta, theta, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(
+        traj.train_loss[-1], network.risk(data["X"], data["y"], theta, a, b, "gelu"), rtol=1e-11
+    )
+
+
+def test_same_cell_twice_gives_identical_arrays():
+    one = sweep.run_cell(SETTINGS, 40, 6.0, log=lambda _: None)
+    two = sweep.run_cell(SETTINGS, 40, 6.0, log=lambda _: None)
+    assert one.keys() == two.keys()
+    for key in one:
+        np.testing.assert_array_equal(one[key], two[key])
+
+
+def test_trials_and_cells_draw_different_data():
+    a, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
+    b, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 1)
+    c, _, _, _ = sweep.trial_setup(SETTINGS, 30, 3.0, 0)
+    assert not np.array_equal(a["X"], b["X"])
+    assert not np.array_equal(a["X"][:10], c["X"][:10])
+    again, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
+    np.testing.assert_array_equal(a["X"], again["X"])
+
+
+def test_divergence_is_recorded_not_raised():
+    traj = sweep.run_trial(dict(SETTINGS, activation="quad", lr=50.0), 30, 3.0, 0)
+    assert traj.diverged
+    assert traj.final_step < SETTINGS["steps"]
+    assert not traj.frozen
+
+
+def test_freeze_and_escape_step_are_consistent():
+    settings = dict(SETTINGS, steps=300)
+    traj = sweep.run_trial(settings, 50, 14.0, 0)
+    if traj.frozen:
+        assert traj.final_rho >= settings["freeze_rho"]
+        assert 0 <= traj.escape_step <= traj.final_step
+    reached = np.isfinite(traj.rho)
+    assert np.all(traj.steps[reached] <= traj.final_step)
+    # the recorded ρ at the escape step's grid neighbours brackets the escape threshold
+    if traj.escape_step > 0:
+        before = traj.steps[reached] < traj.escape_step
+        assert np.all(traj.rho[reached][before] < settings["escape_rho"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dtype_option(dtype):
+    data, _, _, _ = sweep.trial_setup(dict(SETTINGS, dtype=dtype), 20, 2.0, 0)
+    assert data["X"].dtype == np.dtype(dtype)
+    assert data["y"].dtype == np.float64

@@ -1,0 +1,46 @@
+import numba
+import numpy as np
+import pytest
+from conftest import ALL_ACTIVATIONS, small_problem
+
+from featlearn import gd_kernel, network
+from featlearn.activations import activation_code
+
+
+def kernel(x, y, theta, a, b, name):
+    grad, partial = gd_kernel.scratch(*theta.shape)
+    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), grad, partial)
+    return loss, grad
+
+
+@pytest.mark.parametrize("n", [1, 7, 130, 259])
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("name", ALL_ACTIVATIONS)
+def test_kernel_matches_numpy_reference(rng, name, m, n):
+    x, y, theta, a, b = small_problem(rng, n=n, d=37, m=m)
+    loss, grad = kernel(x, y, theta, a, b, name)
+    np.testing.assert_allclose(loss, network.risk(x, y, theta, a, b, name), rtol=1e-12)
+    ref = network.gradient(x, y, theta, a, b, name)
+    np.testing.assert_allclose(grad, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+
+
+def test_float32_data_close_to_float64(rng):
+    x, y, theta, a, b = small_problem(rng, n=300, d=64, m=2)
+    x32 = x.astype(np.float32)
+    loss, grad = kernel(x32, y, theta, a, b, "gelu")
+    ref = network.gradient(x32.astype(np.float64), y, theta, a, b, "gelu")
+    np.testing.assert_allclose(grad, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_result_does_not_depend_on_thread_count(rng):
+    x, y, theta, a, b = small_problem(rng, n=1001, d=90, m=2)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = kernel(x, y, theta, a, b, "gelu")
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = kernel(x, y, theta, a, b, "gelu")
+    finally:
+        numba.set_num_threads(before)
+    assert one[0] == many[0]
+    assert np.array_equal(one[1], many[1])

@@ -1,0 +1,57 @@
+import numpy as np
+import pytest
+from conftest import ALL_ACTIVATIONS, small_problem
+
+from featlearn import network
+
+
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("name", ALL_ACTIVATIONS)
+def test_gradient_matches_finite_differences(rng, name, m):
+    x, y, theta, a, b = small_problem(rng, m=m)
+    grad = network.gradient(x, y, theta, a, b, name)
+    h = 1e-6
+    fd = np.empty_like(theta)
+    for idx in np.ndindex(theta.shape):
+        e = np.zeros_like(theta)
+        e[idx] = h
+        fd[idx] = (network.risk(x, y, theta + e, a, b, name) - network.risk(x, y, theta - e, a, b, name)) / (
+            2 * h
+        )
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("name", ALL_ACTIVATIONS)
+def test_hessian_vector_product_matches_finite_differences(rng, name, m):
+    x, y, theta, a, b = small_problem(rng, m=m)
+    v = rng.standard_normal(theta.shape)
+    h = 1e-6
+    fd = (
+        network.gradient(x, y, theta + h * v, a, b, name) - network.gradient(x, y, theta - h * v, a, b, name)
+    ) / (2 * h)
+    hv = network.hessian_vector_product(x, y, theta, a, b, name, v)
+    scale = np.abs(hv).max()
+    # relu: the Hessian is the a.e. one (σ″ = 0); finite differences agree away from kinks.
+    np.testing.assert_allclose(hv, fd, rtol=1e-5, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_hessian_vector_product_matches_dense_hessian(rng, m):
+    x, y, theta, a, b = small_problem(rng, n=80, d=50, m=m)
+    hess = network.hessian_dense(x, y, theta, a, b, "gelu")
+    np.testing.assert_allclose(hess, hess.T, atol=1e-14)
+    v = rng.standard_normal(theta.shape)
+    hv = network.hessian_vector_product(x, y, theta, a, b, "gelu", v)
+    np.testing.assert_allclose(hv.ravel(), hess @ v.ravel(), rtol=1e-12, atol=1e-14)
+
+
+def test_single_neuron_hessian_is_weighted_gram(rng):
+    """H = (1/n) Xᵀ diag(w) X, w = σ′² + (σ − y)σ″ (conventions.md)."""
+    x, y, theta, _, _ = small_problem(rng, n=90, d=7)
+    z = x @ theta[0]
+    w = (2 * z) ** 2 + (z**2 - y) * 2
+    expected = (x * w[:, None]).T @ x / x.shape[0]
+    np.testing.assert_allclose(
+        network.hessian_dense(x, y, theta, np.ones(1), np.zeros(1), "quad"), expected, rtol=1e-12
+    )
