@@ -8,7 +8,7 @@ from featlearn.activations import activation_code
 
 
 def kernel(x, y, theta, a, b, name):
-    grad, partial = gd_kernel.scratch(*theta.shape)
+    grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
     loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), grad, partial)
     return loss, grad
 
@@ -25,11 +25,13 @@ def test_kernel_matches_numpy_reference(rng, name, m, n):
 
 
 def test_float32_data_close_to_float64(rng):
-    x, y, theta, a, b = small_problem(rng, n=300, d=64, m=2)
+    """float32 X: dot products and block sums in float32, so agreement to ~1e-6 relative."""
+    x, y, theta, a, b = small_problem(rng, n=3000, d=400, m=2)
     x32 = x.astype(np.float32)
     loss, grad = kernel(x32, y, theta, a, b, "gelu")
     ref = network.gradient(x32.astype(np.float64), y, theta, a, b, "gelu")
-    np.testing.assert_allclose(grad, ref, rtol=1e-10, atol=1e-12)
+    assert np.abs(grad - ref).max() < 2e-5 * np.abs(ref).max()
+    assert abs(loss - network.risk(x32.astype(np.float64), y, theta, a, b, "gelu")) < 1e-5 * loss
 
 
 def test_result_does_not_depend_on_thread_count(rng):

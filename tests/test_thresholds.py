@@ -1,4 +1,5 @@
 import numpy as np
+from scipy import optimize
 
 from featlearn.thresholds import fit_logistic, logistic
 
@@ -20,9 +21,39 @@ def test_logistic_fit_recovers_known_parameters():
     assert abs(est[:, 2].mean() - 0.6) < 0.03
 
 
-def test_separated_and_degenerate_data_are_reported_not_fitted():
-    sep = fit_logistic([3, 4, 5, 6], [0, 0, 8, 8], [8, 8, 8, 8])
-    assert sep.status == "separated" and sep.delta50 == 4.5 and sep.delta50_err == 0.5
+def penalised_loglik(beta, delta, k, n):
+    """ℓ(β) + ½ log det I(β), written out directly (independent of the fit's Newton code)."""
+    eta = beta[0] + beta[1] * delta
+    p = 1 / (1 + np.exp(-eta))
+    loglik = np.sum(k * np.log(p) + (n - k) * np.log1p(-p))
+    w = n * p * (1 - p)
+    info = np.array([[w.sum(), (w * delta).sum()], [(w * delta).sum(), (w * delta**2).sum()]])
+    return loglik + 0.5 * np.log(np.linalg.det(info))
+
+
+def test_separated_data_use_firth_and_match_direct_maximisation():
+    delta = np.array([3.0, 4.0, 5.0, 6.0, 7.0])
+    k = np.array([0, 0, 4, 8, 8])
+    n = np.full(5, 8)
+    fit = fit_logistic(delta, k, n)
+    assert fit.status == "firth"
+    best = optimize.minimize(
+        lambda b: -penalised_loglik(b, delta, k, n),
+        x0=[-10.0, 2.0],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000},
+    )
+    assert abs(fit.delta50 - (-best.x[0] / best.x[1])) < 1e-5
+    assert abs(fit.scale - 1 / best.x[1]) < 1e-5
+    assert 4.5 < fit.delta50 < 5.5 and fit.delta50_err > 0
+
+
+def test_complete_separation_puts_the_threshold_in_the_gap():
+    fit = fit_logistic([3, 4, 5, 6], [0, 0, 8, 8], [8, 8, 8, 8])
+    assert fit.status == "firth" and abs(fit.delta50 - 4.5) < 1e-8 and fit.delta50_err > 0
+
+
+def test_degenerate_data_are_reported_not_fitted():
     assert fit_logistic([3, 4], [0, 0], [5, 5]).status == "no successes"
     assert fit_logistic([3, 4], [5, 5], [5, 5]).status == "all successes"
-    assert np.isnan(fit_logistic([3, 8], [0, 1], [2, 2]).delta50)
+    assert np.isnan(fit_logistic([3, 8], [2, 0], [2, 2]).delta50)

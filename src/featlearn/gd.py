@@ -80,7 +80,7 @@ def run(
     theta = np.array(theta0, dtype=np.float64)
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    grad, partial = gd_kernel.scratch(*theta.shape)
+    grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
     traj = _new_trajectory(grid, theta_star.shape[1])
     slot = {int(s): i for i, s in enumerate(grid)}
     for t in range(steps + 1):

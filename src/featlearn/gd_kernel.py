@@ -22,13 +22,13 @@ FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef):
+def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, zero):
     """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj); returns Σ_q e_q²."""
     m, d = theta.shape
     for j in range(m):
         th = theta[j]
         if r == 4:
-            s0 = s1 = s2 = s3 = 0.0
+            s0 = s1 = s2 = s3 = zero
             x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
             for k in range(d):
                 t = th[k]
@@ -40,7 +40,7 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef):
         else:
             for q in range(r):
                 xq = x[i + q]
-                s = 0.0
+                s = zero
                 for k in range(d):
                     s += xq[k] * th[k]
                 z[q, j] = s
@@ -78,11 +78,7 @@ def _rows_accumulate(x, i, r, coef, g):
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def risk_and_gradient(x, y, theta, a, b, code, grad, partial):
-    """Write ∇R̂(Θ) (eq. G) into ``grad`` (m×d) and return R̂(Θ) = (1/2n) Σ e_i².
-
-    ``partial`` is caller-owned scratch of shape (N_BLOCKS, m, d).
-    """
+def _risk_and_gradient(x, y, theta, a, b, code, grad, partial, zero):
     n = x.shape[0]
     m = theta.shape[0]
     a_over_m = a / m
@@ -94,12 +90,12 @@ def risk_and_gradient(x, y, theta, a, b, code, grad, partial):
         g = partial[blk]
         g[:] = 0.0
         z = np.empty((4, m))
-        coef = np.empty((4, m))
+        coef = np.empty((4, m), dtype=partial.dtype)
         sq = 0.0
         i = lo
         while i < hi:
             r = min(4, hi - i)
-            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef)
+            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, zero)
             _rows_accumulate(x, i, r, coef, g)
             i += r
         block_sq[blk] = sq
@@ -112,6 +108,16 @@ def risk_and_gradient(x, y, theta, a, b, code, grad, partial):
     return 0.5 * total / n
 
 
-def scratch(m, d):
-    """Scratch buffers (grad, partial) for :func:`risk_and_gradient`."""
-    return np.empty((m, d)), np.empty((N_BLOCKS, m, d))
+def risk_and_gradient(x, y, theta, a, b, code, grad, partial):
+    """Write ∇R̂(Θ) (eq. G) into ``grad`` (m×d, float64) and return R̂(Θ) = (1/2n) Σ e_i².
+
+    Dot products and per-block gradient sums are done in the dtype of X (Θ is rounded to it);
+    activations, residuals, the block reduction and the result are float64.  ``partial`` is
+    scratch of shape (N_BLOCKS, m, d) and the dtype of X (see :func:`scratch`).
+    """
+    return _risk_and_gradient(x, y, theta.astype(x.dtype), a, b, code, grad, partial, x.dtype.type(0))
+
+
+def scratch(m, d, dtype=np.float64):
+    """Scratch buffers (grad, partial) for :func:`risk_and_gradient` with X of ``dtype``."""
+    return np.empty((m, d)), np.empty((N_BLOCKS, m, d), dtype=dtype)

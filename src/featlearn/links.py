@@ -2,7 +2,7 @@
 
 Each link is registered with its index dimension k and a vectorised function of the projections
 G = XΘ* (shape (n, k)).  The single-index links also register E[g² | y] (needed by the spectral
-method, ``theory/spectral.md``) where it has a closed form.
+method, ``theory/spectral.md``): every registered single-index link determines g² from y.
 
 * ``he2``          h(g) = g² − 1            (default: centred noiseless phase retrieval)
 * ``square``       h(g) = g²                (uncentred phase retrieval)
@@ -20,20 +20,28 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Link:
+    """A link h with index dimension k; ``g2_given_y`` is E[g² | y] for the noiseless target
+    (single-index links whose y determines g², else None)."""
+
     name: str
     k: int
     h: Callable[[np.ndarray], np.ndarray]
     description: str
+    g2_given_y: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 LINKS = {
     link.name: link
     for link in (
-        Link("he2", 1, lambda g: g[:, 0] ** 2 - 1.0, "g^2 - 1"),
-        Link("square", 1, lambda g: g[:, 0] ** 2, "g^2"),
-        Link("abs", 1, lambda g: np.abs(g[:, 0]), "|g|"),
+        Link("he2", 1, lambda g: g[:, 0] ** 2 - 1.0, "g^2 - 1", lambda y: y + 1.0),
+        Link("square", 1, lambda g: g[:, 0] ** 2, "g^2", lambda y: y),
+        Link("abs", 1, lambda g: np.abs(g[:, 0]), "|g|", lambda y: y**2),
         Link(
-            "bump", 1, lambda g: 1.0 - np.sqrt(2.0) * np.exp(-0.5 * g[:, 0] ** 2), "1 - sqrt(2) exp(-g^2/2)"
+            "bump",
+            1,
+            lambda g: 1.0 - np.sqrt(2.0) * np.exp(-0.5 * g[:, 0] ** 2),
+            "1 - sqrt(2) exp(-g^2/2)",
+            lambda y: -2.0 * np.log((1.0 - y) / np.sqrt(2.0)),
         ),
         Link("easy_hard", 2, lambda g: g[:, 0] + g[:, 1] ** 2 - 1.0, "g1 + g2^2 - 1"),
     )

@@ -40,7 +40,7 @@ def phase_figure(cells, fits, title, cmap="Blues"):
             delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
         )
         fit = next((f for f in fits if int(f["d"]) == d), None)
-        if fit is not None and fit["status"] == "ok":
+        if fit is not None and fit["status"] in ("ok", "firth"):
             grid = np.linspace(delta.min(), delta.max(), 200)
             ax_p.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=colour, lw=1.2)
         med = np.array([c["rho_median"] for c in rows])

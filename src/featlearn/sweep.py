@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from . import data as data_mod
-from . import gd, seeds
+from . import gd, seeds, spectral
 from .links import get_link
 
 
@@ -20,8 +20,21 @@ def sample_count(delta, d):
 
 
 def initial_weights(rng, m, d, r0):
-    """θ_j(0) ~ N(0, (r₀²/d) I_d), j = 1..m."""
+    """Random init: θ_j(0) ~ N(0, (r₀²/d) I_d), j = 1..m."""
     return rng.standard_normal((m, d)) * (r0 / np.sqrt(d))
+
+
+def spectral_initial_weights(rng, m, d, r0, x, y, link, noise):
+    """Spectral init: θ_1(0) = ±r₀·v̂, neurons 2..m random as in :func:`initial_weights`.
+
+    v̂ is the optimal spectral estimator (``spectral``) from the trial's own training data (x, y),
+    the sign is random; ‖θ_1(0)‖ = r₀, the norm a random init has on average, so the two inits
+    differ only in direction.
+    """
+    theta = initial_weights(rng, m, d, r0)
+    v = spectral.spectral_estimator(x, y, spectral.SingleIndexLaw(link, noise), x.shape[0] / d)
+    theta[0] = (1.0 if rng.random() < 0.5 else -1.0) * r0 * v
+    return theta
 
 
 def broadcast(value, m):
@@ -61,7 +74,12 @@ def trial_setup(settings, d, delta, trial):
         dtype,
     )
     m = settings["m"]
-    theta0 = initial_weights(gens["init"], m, d, settings["r0"])
+    if settings["init"] == "spectral":
+        theta0 = spectral_initial_weights(
+            gens["init"], m, d, settings["r0"], data["X"], data["y"], settings["link"], settings["noise"]
+        )
+    else:
+        theta0 = initial_weights(gens["init"], m, d, settings["r0"])
     return data, theta0, broadcast(settings["a"], m), broadcast(settings["b"], m)
 
 

@@ -13,7 +13,7 @@ def compile_kernels():
         x = rng.standard_normal((9, 5)).astype(dtype)
         y = rng.standard_normal(9)
         theta = rng.standard_normal((2, 5))
-        grad, partial = gd_kernel.scratch(2, 5)
+        grad, partial = gd_kernel.scratch(2, 5, dtype)
         gd_kernel.risk_and_gradient(x, y, theta, np.ones(2), np.zeros(2), 0, grad, partial)
     for name in ACTIVATIONS:
         network.risk(x, y, theta, np.ones(2), np.zeros(2), name)

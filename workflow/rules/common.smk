@@ -36,6 +36,7 @@ ENGINE_SOURCES = [
         "gd.py",
         "metrics.py",
         "sweep.py",
+        "spectral.py",
     )
 ]
 
