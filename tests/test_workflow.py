@@ -96,12 +96,23 @@ def tiny_run(tmp_path_factory):
 
 def test_tiny_end_to_end(tiny_run):
     results = tiny_run / "results"
-    for stem in ("fig4_phase_gelu", "fig5_phase_quad", "fig2_grokking_gelu"):
+    stems = (
+        "fig1_spectral_vs_random",
+        "fig2_grokking_gelu",
+        "fig4_phase_gelu",
+        "fig5_phase_quad",
+        "fig4_phase_gelu_spectral",
+        "fig7_hessian_spectrum",
+        "fig8_hessian_vs_delta",
+        "fig_escape_steps",
+    )
+    for stem in stems:
         for ext in ("pdf", "png"):
             assert (results / "figures" / f"{stem}.{ext}").stat().st_size > 1000
     table = (results / "tables" / "thresholds.csv").read_text().splitlines()
-    assert table[0].startswith("sweep,activation,link,m,init,d,")
-    assert len(table) == 3  # one row per (sweep, d) of the tiny config
+    assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
+    assert sum(row.startswith("delta50") for row in table) == 3  # one row per (sweep, d)
+    assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     assert all((results / "logs").rglob("*.log"))
     nothing = snakemake(tiny_run, "-n", "--configfile", str(TINY))
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
@@ -119,6 +130,8 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "aggregate_sweep": 1,
         "threshold_table": 1,
         "phase_figure": 1,
+        "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
+        "escape_figure": 1,
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout

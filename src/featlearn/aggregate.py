@@ -26,6 +26,8 @@ def cell_summary(sweep, settings, cell):
         "rho_q70": float(q70),
         "escaped": int(escaped.size),
         "escape_step_median": float(np.median(escaped)) if escaped.size else np.nan,
+        "escape_step_q25": float(np.percentile(escaped, 25)) if escaped.size else np.nan,
+        "escape_step_q75": float(np.percentile(escaped, 75)) if escaped.size else np.nan,
     }
 
 

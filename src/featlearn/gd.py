@@ -40,6 +40,7 @@ class Trajectory:
     final_test_loss: float = np.nan
     escape_step: int = -1
     frozen: bool = False
+    converged: bool = False
     diverged: bool = False
     theta: np.ndarray = field(default=None, repr=False)
 
@@ -70,14 +71,23 @@ def run(
     escape_rho=0.5,
     loss_scale=1.0,
     progress=None,
+    restrict=None,
+    grad_tol=None,
+    checkpoint=None,
 ):
     """Run GD from ``theta0`` (m×d) on ``data`` (see ``data.trial_data``); return a Trajectory.
 
     ``freeze_rho=None`` never freezes; ``progress(t)`` is called every step if given.
+    Restricted GD: with ``restrict`` = U ∈ R^{d×h} (orthonormal hard directions) the hard
+    component is removed from Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays
+    exactly zero.  ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
+    ``checkpoint(t, Θ)`` is called at every recorded grid step.
     """
     x, y, theta_star = data["X"], data["y"], data["theta_star"]
     code = activation_code(activation)
     theta = np.array(theta0, dtype=np.float64)
+    if restrict is not None:
+        theta -= (theta @ restrict) @ restrict.T
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
@@ -86,6 +96,8 @@ def run(
     for t in range(steps + 1):
         loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, grad, partial)
         grad *= loss_scale
+        if restrict is not None:
+            grad -= (grad @ restrict) @ restrict.T
         rho = metrics.alignment(theta, theta_star)
         traj.final_step, traj.final_rho, traj.final_train_loss = t, rho, loss
         if not (np.isfinite(loss) and np.isfinite(grad).all()):
@@ -94,7 +106,9 @@ def run(
         if traj.escape_step < 0 and rho >= escape_rho:
             traj.escape_step = t
         frozen = freeze_rho is not None and rho >= freeze_rho
-        if t in slot or frozen or t == steps:
+        converged = grad_tol is not None and np.linalg.norm(grad) <= grad_tol
+        traj.converged = converged
+        if t in slot or frozen or converged or t == steps:
             test_loss = (
                 loss_scale
                 * 0.5
@@ -106,8 +120,10 @@ def run(
                 traj.train_loss[i], traj.test_loss[i], traj.rho[i] = loss, test_loss, rho
                 traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), np.linalg.norm(grad)
                 traj.direction_overlap[i] = metrics.direction_overlaps(theta, theta_star)
-        if frozen:
-            traj.frozen = True
+                if checkpoint is not None:
+                    checkpoint(t, theta)
+        if frozen or converged:
+            traj.frozen = frozen
             break
         if t == steps:
             break

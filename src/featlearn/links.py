@@ -28,6 +28,7 @@ class Link:
     h: Callable[[np.ndarray], np.ndarray]
     description: str
     g2_given_y: Callable[[np.ndarray], np.ndarray] | None = None
+    hard: tuple = (0,)  # indices of the hard directions (first Hermite coefficient zero)
 
 
 LINKS = {
@@ -43,7 +44,7 @@ LINKS = {
             "1 - sqrt(2) exp(-g^2/2)",
             lambda y: -2.0 * np.log((1.0 - y) / np.sqrt(2.0)),
         ),
-        Link("easy_hard", 2, lambda g: g[:, 0] + g[:, 1] ** 2 - 1.0, "g1 + g2^2 - 1"),
+        Link("easy_hard", 2, lambda g: g[:, 0] + g[:, 1] ** 2 - 1.0, "g1 + g2^2 - 1", hard=(1,)),
     )
 }
 

@@ -27,32 +27,100 @@ def save(fig, stem_paths):
     plt.close(fig)
 
 
-def phase_figure(cells, fits, title, cmap="Blues"):
-    """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median, 30–70 %."""
-    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
+def _rows_by_d(cells):
     ds = sorted({int(c["d"]) for c in cells})
-    for colour, d in zip(shades(len(ds), cmap), ds, strict=True):
-        rows = sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])
+    return [(d, sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])) for d in ds]
+
+
+def success_panel(ax, cells, fits, cmap="Blues", label=""):
+    """Success rate vs δ per d: dots, binomial errors, logistic fit (light → dark = small → large d)."""
+    by_d = _rows_by_d(cells)
+    for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
         delta = np.array([c["delta"] for c in rows])
         k = np.array([c["successes"] for c in rows], dtype=float)
         n = np.array([c["trials"] - c["diverged"] for c in rows], dtype=float)
-        ax_p.errorbar(
-            delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
+        ax.errorbar(
+            delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"{label}d={d}"
         )
         fit = next((f for f in fits if int(f["d"]) == d), None)
         if fit is not None and fit["status"] in ("ok", "firth"):
             grid = np.linspace(delta.min(), delta.max(), 200)
-            ax_p.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=colour, lw=1.2)
+            ax.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=colour, lw=1.2)
+    ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
+
+
+def phase_figure(cells, fits, title, cmap="Blues"):
+    """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median, 30–70 %."""
+    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
+    success_panel(ax_p, cells, fits, cmap)
+    by_d = _rows_by_d(cells)
+    for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
+        delta = np.array([c["delta"] for c in rows])
         med = np.array([c["rho_median"] for c in rows])
         lo = np.array([c["rho_q30"] for c in rows])
         hi = np.array([c["rho_q70"] for c in rows])
         ax_r.errorbar(
             delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}"
         )
-    ax_p.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05), title=title)
+    ax_p.set(title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
     ax_p.legend(frameon=False, fontsize=8)
     ax_r.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
+    """Fig 1. Left: GD success from random (blue) and spectral (orange) init, with δ_alg and the
+    empirical GD thresholds of the largest d. Right: spectral-estimator overlap vs δ, simulation
+    (median, 30–70 %) against the asymptotic curve."""
+    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for (cells, fits), cmap, label in (
+        (random, "Blues", "random, "),
+        (spectral_init, "Oranges", "spectral, "),
+    ):
+        success_panel(ax_p, cells, fits, cmap, label)
+        good = [f for f in fits if f["status"] in ("ok", "firth")]
+        if good:
+            top = max(good, key=lambda f: f["d"])
+            colour = plt.get_cmap(cmap)(0.9)
+            ax_p.axvline(
+                top["delta50"],
+                color=colour,
+                ls=":",
+                lw=1,
+                label=f"{label}$\\delta_{{50}}$ (d={int(top['d'])})",
+            )
+    for ax in (ax_p, ax_o):
+        ax.axvline(delta_alg, color="k", ls="--", lw=1, label=r"$\delta_{alg}$")
+    ax_p.set(title=title, xlim=(0, None))
+    ax_p.legend(frameon=False, fontsize=7, loc="center right")
+    ax_o.plot(
+        [r["delta"] for r in theory], [r["overlap"] for r in theory], "k-", lw=1.2, label="asymptotic (Lu–Li)"
+    )
+    by_d = _rows_by_d(overlaps)
+    for colour, (d, rows) in zip(shades(len(by_d), "Greens"), by_d, strict=True):
+        deltas = sorted({r["delta"] for r in rows})
+        q = np.array(
+            [np.percentile([r["overlap"] for r in rows if r["delta"] == dl], [30, 50, 70]) for dl in deltas]
+        )
+        ax_o.errorbar(
+            deltas,
+            q[:, 1],
+            [q[:, 1] - q[:, 0], q[:, 2] - q[:, 1]],
+            fmt="o",
+            color=colour,
+            ms=4,
+            capsize=2,
+            label=f"simulation d={d}",
+        )
+    ax_o.set(
+        xlabel=r"$\delta = n/d$",
+        ylabel=r"overlap $|\langle \hat v, \theta^*\rangle|$",
+        ylim=(-0.02, 1.02),
+        title="optimal spectral estimator (no GD)",
+    )
+    ax_o.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -66,5 +134,81 @@ def grokking_figure(traj, title):
     ax.plot(steps, 1 - traj["rho"], label=r"$1-\rho$")
     ax.set(xscale="log", yscale="log", xlabel="GD step + 1", title=title)
     ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def hessian_spectrum_figure(panels):
+    """Bulk histograms at the plateau with the smallest eigenvalue marked.
+
+    ``panels``: list of (title, bulk eigenvalues, λ_min, overlap² of its eigenvector, bulk edge).
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False)
+    for ax, (title, bulk, lam, ov2, edge) in zip(axes[0], panels, strict=True):
+        ax.hist(bulk, bins=60, density=True, color="0.7")
+        colour = "C3" if lam < edge - 1e-9 else "C0"
+        ax.axvline(lam, color=colour, lw=1.5, label=rf"$\lambda_{{min}}$={lam:.3g}, overlap$^2$={ov2:.2f}")
+        ax.axvline(0, color="k", lw=0.5)
+        ax.set(title=title, xlabel="eigenvalue", yticks=[])
+        ax.legend(frameon=False, fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def hessian_delta_figure(tables):
+    """λ_min and bulk edge (left) and overlap² of the bottom eigenvector (right) vs δ, per activation.
+
+    ``tables``: {activation: rows of the hessian table (one per seed)}.
+    """
+    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for i, (act, rows) in enumerate(sorted(tables.items())):
+        colour = f"C{i}"
+        delta = np.array([r["delta"] for r in rows])
+        ax_l.plot(
+            delta,
+            [r["lambda_min"] for r in rows],
+            "o",
+            color=colour,
+            ms=4,
+            label=rf"{act}: $\lambda_{{min}}$",
+        )
+        ax_l.plot(delta, [r["bulk_edge"] for r in rows], "x", color=colour, ms=5, label=f"{act}: bulk edge")
+        ax_o.plot(delta, [r["overlap2"] for r in rows], "o", color=colour, ms=4, label=act)
+    ax_l.axhline(0, color="k", lw=0.5)
+    ax_l.set(xlabel=r"$\delta$", ylabel="eigenvalue", xscale="log", title="restricted GD plateau")
+    ax_o.axhline(0.1, color="k", lw=0.5, ls=":")
+    ax_o.set(
+        xlabel=r"$\delta$",
+        ylabel=r"overlap$^2$ of bottom eigenvector with $\theta^*$",
+        xscale="log",
+        ylim=(-0.02, 1.02),
+    )
+    ax_l.legend(frameon=False, fontsize=7)
+    ax_o.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def escape_figure(sweeps):
+    """Escape step (first step with ρ ≥ 1/2) vs δ: median and quartiles over escaped trials, per d.
+
+    ``sweeps``: {name: cell rows}.
+    """
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(5 * len(sweeps), 3.6), squeeze=False)
+    for ax, (name, cells) in zip(axes[0], sorted(sweeps.items()), strict=True):
+        by_d = _rows_by_d(cells)
+        for colour, (d, rows) in zip(shades(len(by_d)), by_d, strict=True):
+            rows = [r for r in rows if r["escaped"] > 0]
+            if not rows:
+                continue
+            delta = np.array([r["delta"] for r in rows])
+            med = np.array([r["escape_step_median"] for r in rows])
+            lo = np.array([r["escape_step_q25"] for r in rows])
+            hi = np.array([r["escape_step_q75"] for r in rows])
+            ax.errorbar(
+                delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}"
+            )
+        ax.set(xlabel=r"$\delta$", ylabel="escape step (median, 25–75 %)", yscale="log", title=name)
+        ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig

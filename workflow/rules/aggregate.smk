@@ -10,7 +10,8 @@ rule aggregate_sweep:
     message:
         "Summarising sweep {wildcards.sweep} and fitting its thresholds"
     input:
-        lambda w: sweep_cells(w.sweep),
+        cells=lambda w: sweep_cells(w.sweep),
+        code=code("aggregate.py", "thresholds.py"),
     output:
         cells=f"{RESULTS}/tables/{{sweep}}_cells.csv",
         thresholds=f"{RESULTS}/tables/{{sweep}}_thresholds.csv",
@@ -32,7 +33,8 @@ rule threshold_table:
     message:
         "Collecting the threshold table"
     input:
-        expand(f"{RESULTS}/tables/{{sweep}}_thresholds.csv", sweep=list(config["sweeps"])),
+        sweeps=expand(f"{RESULTS}/tables/{{sweep}}_thresholds.csv", sweep=list(config["sweeps"])),
+        delta_alg=f"{RESULTS}/tables/delta_alg.csv",
     output:
         f"{RESULTS}/tables/thresholds.csv",
     log:

@@ -23,22 +23,24 @@ RESULTS = "results"
 NUMBA_CACHE = f"{RESULTS}/.numba_cache"
 ENV = "../../envs/featlearn.yaml"
 PKG = Path(workflow.basedir) / "src" / "featlearn"
+def code(*modules):
+    """Paths of featlearn modules a rule depends on (inputs, so that editing them reruns it)."""
+    return [str(PKG / m) for m in modules]
+
+
 # The numerics a simulation depends on: editing any of them reruns the simulations (mtime trigger).
-ENGINE_SOURCES = [
-    str(PKG / f)
-    for f in (
-        "activations.py",
-        "links.py",
-        "seeds.py",
-        "data.py",
-        "network.py",
-        "gd_kernel.py",
-        "gd.py",
-        "metrics.py",
-        "sweep.py",
-        "spectral.py",
-    )
-]
+ENGINE_SOURCES = code(
+    "activations.py",
+    "links.py",
+    "seeds.py",
+    "data.py",
+    "network.py",
+    "gd_kernel.py",
+    "gd.py",
+    "metrics.py",
+    "sweep.py",
+    "spectral.py",
+)
 
 
 def fmt(value):
@@ -68,6 +70,21 @@ def run_settings(group, name):
     return merged
 
 
+def hessian_settings(activation):
+    """Settings of a plateau cell: the defaults in float64, the activation's lr and step budget."""
+    spec = config["hessian"]
+    return {
+        **config["defaults"],
+        "dtype": "float64",
+        "activation": activation,
+        "lr": config["learning_rate"][activation],
+        "steps": config["steps"][activation],
+        "seed": config["seed"],
+        "experiment": "hessian",
+        **{k: spec[k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")},
+    }
+
+
 def sweep_cells(name):
     """Result files of every (d, δ) cell of sweep ``name``."""
     spec = config["sweeps"][name]
@@ -91,4 +108,7 @@ def all_targets():
         targets += figure_files(spec["figure"])
     for name in config["grokking"]:
         targets += figure_files(name)
+    targets += figure_files(config["figure1"]["stem"])
+    for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig_escape_steps"):
+        targets += figure_files(stem)
     return targets

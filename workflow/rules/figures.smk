@@ -4,12 +4,17 @@
 localrules:
     phase_figure,
     grokking_figure,
+    spectral_figure,
+    hessian_spectrum_figure,
+    hessian_delta_figure,
+    escape_figure,
 
 
 rule phase_figure:
     message:
         "Drawing {wildcards.stem}"
     input:
+        code=code("plotting.py"),
         cells=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_cells.csv",
         thresholds=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_thresholds.csv",
     output:
@@ -36,7 +41,8 @@ rule grokking_figure:
     message:
         "Drawing {wildcards.name}"
     input:
-        f"{RESULTS}/grokking/{{name}}.npz",
+        code=code("plotting.py"),
+        run=f"{RESULTS}/grokking/{{name}}.npz",
     output:
         figure_files("{name}"),
     log:
@@ -53,3 +59,107 @@ rule grokking_figure:
         ENV
     script:
         "../scripts/plot_grokking.py"
+
+
+rule spectral_figure:
+    message:
+        "Drawing {wildcards.stem}"
+    input:
+        code=code("plotting.py"),
+        random_cells=f"{RESULTS}/tables/{config['figure1']['random']}_cells.csv",
+        random_fits=f"{RESULTS}/tables/{config['figure1']['random']}_thresholds.csv",
+        spectral_cells=f"{RESULTS}/tables/{config['figure1']['spectral']}_cells.csv",
+        spectral_fits=f"{RESULTS}/tables/{config['figure1']['spectral']}_thresholds.csv",
+        overlaps=expand(f"{RESULTS}/spectral/overlap_d{{d}}.csv", d=config["spectral"]["d"]),
+        theory=f"{RESULTS}/tables/spectral_theory.csv",
+        delta_alg=f"{RESULTS}/tables/delta_alg.csv",
+    output:
+        figure_files("{stem}"),
+    log:
+        f"{RESULTS}/logs/figures/{{stem}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figures/{{stem}}.tsv"
+    wildcard_constraints:
+        stem=config["figure1"]["stem"],
+    params:
+        link=config["spectral"]["link"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_spectral.py"
+
+
+rule hessian_spectrum_figure:
+    message:
+        "Drawing the plateau spectra"
+    input:
+        code=code("plotting.py"),
+        cells=[
+            f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
+            for act, pair in config["hessian"]["histogram"].items()
+            for dl in pair
+        ],
+    output:
+        figure_files("fig7_hessian_spectrum"),
+    log:
+        f"{RESULTS}/logs/figures/fig7_hessian_spectrum.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figures/fig7_hessian_spectrum.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_hessian_spectrum.py"
+
+
+rule hessian_delta_figure:
+    message:
+        "Drawing lambda_min and overlap vs delta"
+    input:
+        code=code("plotting.py"),
+        tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
+    output:
+        figure_files("fig8_hessian_vs_delta"),
+    log:
+        f"{RESULTS}/logs/figures/fig8_hessian_vs_delta.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figures/fig8_hessian_vs_delta.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_hessian_delta.py"
+
+
+rule escape_figure:
+    message:
+        "Drawing escape step vs delta"
+    input:
+        code=code("plotting.py"),
+        tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=list(config["sweeps"])),
+    output:
+        figure_files("fig_escape_steps"),
+    log:
+        f"{RESULTS}/logs/figures/fig_escape_steps.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figures/fig_escape_steps.tsv"
+    params:
+        sweeps=list(config["sweeps"]),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_escape.py"

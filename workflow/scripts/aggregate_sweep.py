@@ -5,7 +5,7 @@ from featlearn.results_io import load_npz, write_csv
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 rows = []
-for path in sm.input:
+for path in sm.input.cells:
     cell, record = load_npz(path)
     rows.append(cell_summary(sm.wildcards.sweep, record["params"], cell))
 rows.sort(key=lambda r: (r["d"], r["delta"]))

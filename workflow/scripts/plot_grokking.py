@@ -4,7 +4,7 @@ from featlearn.results_io import load_npz
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
-traj, record = load_npz(sm.input[0])
+traj, record = load_npz(sm.input.run)
 p = record["params"]
 title = f"{p['activation']}, y = {p['link']}, d = {p['d']}, δ = {p['delta']:g}"
 plotting.save(plotting.grokking_figure(traj, title), sm.output)

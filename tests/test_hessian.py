@@ -1,0 +1,102 @@
+import numpy as np
+import pytest
+from conftest import small_problem
+from scipy.stats import ortho_group
+from test_engine import SETTINGS
+
+from featlearn import gd, hessian, network, sweep
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_operator_matches_explicit_hessian(rng, m):
+    x, y, theta, a, b = small_problem(rng, n=120, d=50, m=m)
+    hmat = hessian.hessian_matrix(x, y, theta, a, b, "gelu")
+    op = hessian.hessian_operator(x, y, theta, a, b, "gelu")
+    v = rng.standard_normal(m * 50)
+    np.testing.assert_allclose(op @ v, hmat @ v, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_lanczos_spectrum_matches_dense(rng, m):
+    x, y, theta, a, b = small_problem(rng, n=600, d=200 // m, m=m)
+    hard = np.eye(theta.shape[1], 1)
+    dense = hessian.spectrum(x, y, theta, a, b, "quad", hard, k=3, dense_max=10**6)
+    lanczos = hessian.spectrum(x, y, theta, a, b, "quad", hard, k=3, dense_max=0, tol=1e-12)
+    np.testing.assert_allclose(lanczos.eigenvalues, dense.eigenvalues, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(lanczos.hard_overlap2, dense.hard_overlap2, atol=1e-6)
+    assert abs(lanczos.bulk_edge - dense.bulk_edge) < 1e-8
+    assert abs(lanczos.hard_block_min - dense.hard_block_min) < 1e-10
+
+
+def test_dense_bulk_edge_is_smallest_eigenvalue_on_the_complement(rng):
+    x, y, theta, a, b = small_problem(rng, n=300, d=40)
+    hard = np.eye(40, 1)
+    spec = hessian.spectrum(x, y, theta, a, b, "gelu", hard)
+    bulk = hessian.bulk_eigenvalues(x, y, theta, a, b, "gelu", hard)
+    assert abs(spec.bulk_edge - bulk[0]) < 1e-10
+    hmat = hessian.hessian_matrix(x, y, theta, a, b, "gelu")
+    assert abs(spec.hard_block_min - hmat[0, 0]) < 1e-12  # m = 1, h = 1: H₁₁
+
+
+@pytest.mark.parametrize("dense_max", [10**6, 0])
+def test_planted_negative_spike_is_recovered(dense_max):
+    """H = Q diag(λ) Qᵀ with a planted eigenpair (−1.5, v), v = cos α e₁ + sin α w: the module
+    must return λ_min = −1.5, overlap² = cos²α, and the bulk edge of the complement of e₁."""
+    d, alpha = 300, 0.6
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal(d)
+    w[0] = 0
+    w /= np.linalg.norm(w)
+    v = np.cos(alpha) * np.eye(d)[0] + np.sin(alpha) * w
+    q = ortho_group.rvs(d, random_state=6)
+    q[:, 0] = v
+    q, _ = np.linalg.qr(q)  # orthonormal, first column ±v
+    lam = np.concatenate([[-1.5], rng.uniform(0.5, 2.5, d - 1)])
+    hmat = (q * lam) @ q.T
+    basis = np.eye(d, 1)
+    op = hmat if dense_max else hessian.LinearOperator(hmat.shape, matvec=lambda x: hmat @ x, dtype=float)
+    spec = hessian.spectrum_of(op, basis, k=2, tol=1e-12)
+    assert abs(spec.eigenvalues[0] + 1.5) < 1e-9
+    assert abs(spec.hard_overlap2[0] - np.cos(alpha) ** 2) < 1e-8
+    assert abs(spec.bulk_edge - hessian.complement_eigenvalues(hmat, basis)[0]) < 1e-8
+
+
+def test_restricted_gd_keeps_hard_component_zero_and_decreases_risk():
+    settings = dict(SETTINGS, steps=200, activation="quad", lr=0.05)
+    data, theta0, a, b = sweep.trial_setup(settings, 60, 6.0, 0)
+    u = data["theta_star"]
+    losses = []
+    traj = gd.run(
+        data,
+        theta0,
+        a,
+        b,
+        "quad",
+        0.05,
+        200,
+        gd.log_grid(200, 30),
+        restrict=u,
+        checkpoint=lambda t, th: losses.append(network.risk(data["X"], data["y"], th, a, b, "quad")),
+    )
+    assert np.all(traj.theta @ u == 0.0)
+    assert np.all(np.diff(losses) <= 1e-12)  # small η: monotone descent
+    assert np.nanmax(traj.rho) == 0.0
+
+
+def test_grad_tol_stops_a_converged_run():
+    settings = dict(SETTINGS, activation="quad", lr=0.05)
+    data, theta0, a, b = sweep.trial_setup(settings, 30, 6.0, 0)
+    traj = gd.run(
+        data,
+        theta0,
+        a,
+        b,
+        "quad",
+        0.05,
+        20000,
+        gd.log_grid(20000, 30),
+        restrict=data["theta_star"],
+        grad_tol=1e-6,
+    )
+    assert traj.converged and traj.final_step < 20000
+    assert np.linalg.norm(network.gradient(data["X"], data["y"], traj.theta, a, b, "quad")[:, 1:]) <= 1e-6

@@ -1,0 +1,56 @@
+# Stage 2c: Hessian spectrum at the restricted-GD plateau (issue: the mechanism).
+
+
+localrules:
+    hessian_table,
+
+
+rule hessian_cell:
+    message:
+        "Restricted GD plateau and Hessian spectrum: {wildcards.activation}, delta={wildcards.delta}"
+    input:
+        ENGINE_SOURCES,
+        code("hessian.py", "plateau.py"),
+        cache=f"{NUMBA_CACHE}/ready",
+    output:
+        f"{RESULTS}/hessian/{{activation}}/delta{{delta}}.npz",
+    log:
+        f"{RESULTS}/logs/hessian/{{activation}}/delta{{delta}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/hessian/{{activation}}/delta{{delta}}.tsv"
+    wildcard_constraints:
+        delta=r"[0-9.]+",
+    params:
+        settings=lambda w: hessian_settings(w.activation),
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
+    threads: config["threads"]
+    resources:
+        mem_mb=lambda w: 2000 + int(3e-5 * config["hessian"]["d"] ** 2 * float(w.delta)),
+        runtime=60,
+    conda:
+        ENV
+    script:
+        "../scripts/hessian_cell.py"
+
+
+rule hessian_table:
+    message:
+        "Collecting the plateau spectra of {wildcards.activation}"
+    input:
+        cells=lambda w: [
+            f"{RESULTS}/hessian/{w.activation}/delta{fmt(dl)}.npz" for dl in config["hessian"]["delta"][w.activation]
+        ],
+    output:
+        f"{RESULTS}/tables/hessian_{{activation}}.csv",
+    log:
+        f"{RESULTS}/logs/hessian/table_{{activation}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/hessian/table_{{activation}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/hessian_table.py"

@@ -1,0 +1,16 @@
+import numpy as np
+
+from featlearn.joblog import logger
+from featlearn.links import LINKS
+from featlearn.results_io import write_csv
+from featlearn.spectral_sim import delta_alg_rows, theory_rows
+
+sm = snakemake  # noqa: F821
+log = logger(sm.log[0])
+p = sm.params
+write_csv(sm.output.curve, theory_rows(p.link, p.noise, np.linspace(0.3, p.delta_max, p.points)))
+single_index = [name for name, link in LINKS.items() if link.k == 1]
+rows = delta_alg_rows(single_index, p.noise)
+write_csv(sm.output.delta_alg, rows)
+for row in rows:
+    log(f"delta_alg({row['link']}, noise={row['noise']}) = {row['delta_alg']:.6g}")
