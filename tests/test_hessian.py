@@ -100,3 +100,17 @@ def test_grad_tol_stops_a_converged_run():
     )
     assert traj.converged and traj.final_step < 20000
     assert np.linalg.norm(network.gradient(data["X"], data["y"], traj.theta, a, b, "quad")[:, 1:]) <= 1e-6
+
+
+def test_plateau_cell_stacks_seeds_that_stop_at_different_steps():
+    from featlearn import plateau
+
+    settings = dict(SETTINGS, activation="quad", lr=0.05, steps=3000, dtype="float64")
+    cell = plateau.plateau_cell(settings, 30, 6.0, 2, 8, 1e-4, 2, log=lambda _: None)
+    assert cell["checkpoint_eigenvalues"].shape == (2, cell["checkpoint_steps"].shape[1], 2)
+    assert cell["eigenvalues"].shape == (2, 2) and cell["bulk"].shape == (2, 29)
+    reached = np.isfinite(cell["checkpoint_bulk_edge"])
+    assert np.all(
+        cell["checkpoint_steps"][reached]
+        <= np.repeat(cell["final_step"][:, None], reached.shape[1], 1)[reached]
+    )

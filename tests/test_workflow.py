@@ -104,6 +104,7 @@ def test_tiny_end_to_end(tiny_run):
         "fig4_phase_gelu_spectral",
         "fig7_hessian_spectrum",
         "fig8_hessian_vs_delta",
+        "fig8_hessian_trajectory",
         "fig_escape_steps",
     )
     for stem in stems:
@@ -135,7 +136,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout
-    assert "fig4_phase_gelu" in proc.stdout and "fig5_phase_quad" not in proc.stdout
+    assert "Drawing fig4_phase_gelu\n" in proc.stdout and "Drawing fig5_phase_quad" not in proc.stdout
 
 
 def test_editing_a_sweep_setting_reruns_exactly_that_sweep(tiny_run, tmp_path):

@@ -26,14 +26,23 @@ def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=pr
     u = hard_directions(data["theta_star"], settings["link"])
     act = settings["activation"]
     x64 = np.asarray(data["X"], dtype=np.float64)
-    records = []
+    steps = settings["steps"]
+    grid = gd.log_grid(steps, checkpoints)
+    slot = {int(t): i for i, t in enumerate(grid)}
+    rec = {  # NaN where the run ended before a checkpoint
+        "eigenvalues": np.full((grid.size, k), np.nan),
+        "overlap2": np.full((grid.size, k), np.nan),
+        "bulk_edge": np.full(grid.size, np.nan),
+        "hard_block": np.full(grid.size, np.nan),
+    }
     start = time.perf_counter()
 
     def checkpoint(t, theta):
         spec = hessian.spectrum(x64, data["y"], theta, a, b, act, u, k=k)
-        records.append((t, spec))
+        i = slot[t]
+        rec["eigenvalues"][i], rec["overlap2"][i] = spec.eigenvalues, spec.hard_overlap2
+        rec["bulk_edge"][i], rec["hard_block"][i] = spec.bulk_edge, spec.hard_block_min
 
-    steps = settings["steps"]
     traj = gd.run(
         data,
         theta0,
@@ -42,7 +51,7 @@ def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=pr
         act,
         settings["lr"],
         steps,
-        gd.log_grid(steps, checkpoints),
+        grid,
         restrict=u,
         grad_tol=grad_tol,
         checkpoint=checkpoint,
@@ -55,11 +64,10 @@ def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=pr
         f"bulk_edge={final.bulk_edge:.4f} ({time.perf_counter() - start:.1f}s)"
     )
     return {
-        "checkpoint_steps": np.array([t for t, _ in records]),
-        "checkpoint_eigenvalues": np.array([s.eigenvalues for _, s in records]),
-        "checkpoint_overlap2": np.array([s.hard_overlap2 for _, s in records]),
-        "checkpoint_bulk_edge": np.array([s.bulk_edge for _, s in records]),
-        "checkpoint_hard_block": np.array([s.hard_block_min for _, s in records]),
+        "checkpoint_steps": grid,
+        **{f"checkpoint_{key}": value for key, value in rec.items()},
+        "train_loss": traj.train_loss,
+        "norm": traj.norm,
         "final_step": traj.final_step,
         "converged": traj.converged,
         "diverged": traj.diverged,

@@ -94,7 +94,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
     for ax in (ax_p, ax_o):
         ax.axvline(delta_alg, color="k", ls="--", lw=1, label=r"$\delta_{alg}$")
     ax_p.set(title=title, xlim=(0, None))
-    ax_p.legend(frameon=False, fontsize=7, loc="center right")
+    ax_p.legend(frameon=False, fontsize=7, loc="upper left")
     ax_o.plot(
         [r["delta"] for r in theory], [r["overlap"] for r in theory], "k-", lw=1.2, label="asymptotic (Lu–Li)"
     )
@@ -210,5 +210,36 @@ def escape_figure(sweeps):
             )
         ax.set(xlabel=r"$\delta$", ylabel="escape step (median, 25–75 %)", yscale="log", title=name)
         ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def hessian_trajectory_figure(runs):
+    """Along restricted GD (seed 0 of each δ): λ_min (solid) and bulk edge (dashed) vs step.
+
+    ``runs``: {activation: [(δ, steps, λ_min(t), bulk edge(t), overlap²(t)), ...]}.
+    """
+    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 6), squeeze=False, sharex="col")
+    for col, (act, series) in enumerate(sorted(runs.items())):
+        ax_l, ax_o = axes[0, col], axes[1, col]
+        colours = shades(len(series), "viridis")
+        for colour, (delta, steps, lam, edge, ov2) in zip(
+            colours, sorted(series, key=lambda s: s[0]), strict=True
+        ):
+            ok = np.isfinite(lam)
+            ax_l.plot(steps[ok] + 1, lam[ok], "-", color=colour, label=rf"$\delta$={delta:g}")
+            ax_l.plot(steps[ok] + 1, edge[ok], "--", color=colour, lw=0.8)
+            ax_o.plot(steps[ok] + 1, ov2[ok], "-", color=colour)
+        ax_l.axhline(0, color="k", lw=0.5)
+        ax_l.set(
+            xscale="log", ylabel=r"$\lambda_{min}$ (solid), bulk edge (dashed)", title=f"{act}: restricted GD"
+        )
+        ax_o.set(
+            xscale="log",
+            xlabel="GD step + 1",
+            ylabel=r"overlap$^2$ of bottom eigenvector",
+            ylim=(-0.02, 1.02),
+        )
+        ax_l.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig

@@ -109,6 +109,6 @@ def all_targets():
     for name in config["grokking"]:
         targets += figure_files(name)
     targets += figure_files(config["figure1"]["stem"])
-    for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig_escape_steps"):
+    for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig8_hessian_trajectory", "fig_escape_steps"):
         targets += figure_files(stem)
     return targets

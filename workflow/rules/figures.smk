@@ -7,6 +7,7 @@ localrules:
     spectral_figure,
     hessian_spectrum_figure,
     hessian_delta_figure,
+    hessian_trajectory_figure,
     escape_figure,
 
 
@@ -163,3 +164,29 @@ rule escape_figure:
         ENV
     script:
         "../scripts/plot_escape.py"
+
+
+rule hessian_trajectory_figure:
+    message:
+        "Drawing the spectrum along restricted GD"
+    input:
+        code=code("plotting.py"),
+        cells=[
+            f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
+            for act, deltas in config["hessian"]["delta"].items()
+            for dl in deltas
+        ],
+    output:
+        figure_files("fig8_hessian_trajectory"),
+    log:
+        f"{RESULTS}/logs/figures/fig8_hessian_trajectory.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figures/fig8_hessian_trajectory.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_hessian_trajectory.py"

@@ -21,7 +21,10 @@ for path in sm.input.cells:
                 "overlap2": float(cell["overlap2"][seed, 0]),
                 "bulk_edge": float(cell["bulk_edge"][seed]),
                 "hard_block": float(cell["hard_block"][seed]),
-                "outlier": bool(cell["eigenvalues"][seed, 0] < cell["bulk_edge"][seed] - 1e-9),
+                # the criterion for the aligned negative outlier
+                "negative_aligned": bool(
+                    cell["eigenvalues"][seed, 0] < 0 and cell["overlap2"][seed, 0] > 0.1
+                ),
             }
         )
 write_csv(sm.output[0], rows)

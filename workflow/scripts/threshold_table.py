@@ -8,7 +8,7 @@ for path in sm.input.sweeps:
     for fit in read_csv(path):
         rows.append(
             {
-                "kind": "delta50 (GD, empirical)",
+                "kind": "delta50_gd_empirical",
                 **{k: fit[k] for k in ("sweep", "activation", "link", "m", "init", "d", "trials_per_point")},
                 **{k: fit[k] for k in ("delta_min", "delta_max")},
                 "threshold": fit["delta50"],
@@ -24,7 +24,7 @@ blank = dict.fromkeys(
 for row in read_csv(sm.input.delta_alg):
     rows.append(
         {
-            "kind": "delta_alg (optimal spectral, theory)",
+            "kind": "delta_alg_spectral_theory",
             **blank,
             "link": row["link"],
             "threshold": row["delta_alg"],
