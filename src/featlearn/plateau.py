@@ -11,13 +11,25 @@ import time
 
 import numpy as np
 
-from . import gd, hessian, sweep
+from . import gd, hessian, outlier, sweep
 from .links import get_link
 
 
 def hard_directions(theta_star, link):
     """U: the columns of Θ* that are hard for ``link`` (orthonormal)."""
     return theta_star[:, list(get_link(link).hard)]
+
+
+def semi_empirical_outlier(x, y, theta, a, b, activation, hard):
+    """The outlier equations (``outlier``) fed with the state's own empirical law of (g², w).
+
+    A check of the outlier theory against the measured spectrum, not a prediction (outlier.md §4,
+    item 3).  Single neuron and a single hard direction only; NaN otherwise.
+    """
+    if theta.shape[0] != 1 or hard.shape[1] != 1:
+        return outlier.OutlierResult(np.nan, np.nan, np.nan, False)
+    g2, w = outlier.empirical_weights(x, y, theta, a, b, activation, hard[:, 0])
+    return outlier.OutlierSolver(g2, w, (x.shape[1] - 1) / x.shape[0]).solve()
 
 
 def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=print):
@@ -57,6 +69,7 @@ def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=pr
         checkpoint=checkpoint,
     )
     final = hessian.spectrum(x64, data["y"], traj.theta, a, b, act, u, k=k)
+    predicted = semi_empirical_outlier(x64, data["y"], traj.theta, a, b, act, u)
     bulk = hessian.bulk_eigenvalues(x64, data["y"], traj.theta, a, b, act, u)
     log(
         f"seed {seed_index}: steps={traj.final_step} converged={traj.converged} "
@@ -79,6 +92,9 @@ def plateau_run(settings, d, delta, seed_index, checkpoints, grad_tol, k, log=pr
         "bulk_edge": final.bulk_edge,
         "hard_block": final.hard_block_min,
         "bulk": bulk,
+        "predicted_outlier": predicted.outlier,
+        "predicted_overlap2": predicted.overlap2,
+        "predicted_bulk_edge": predicted.bulk_edge,
     }
 
 

@@ -21,6 +21,9 @@ for path in sm.input.cells:
                 "overlap2": float(cell["overlap2"][seed, 0]),
                 "bulk_edge": float(cell["bulk_edge"][seed]),
                 "hard_block": float(cell["hard_block"][seed]),
+                "semi_empirical_outlier": float(cell["predicted_outlier"][seed]),
+                "semi_empirical_overlap2": float(cell["predicted_overlap2"][seed]),
+                "semi_empirical_bulk_edge": float(cell["predicted_bulk_edge"][seed]),
                 # the criterion for the aligned negative outlier
                 "negative_aligned": bool(
                     cell["eigenvalues"][seed, 0] < 0 and cell["overlap2"][seed, 0] > 0.1

@@ -1,0 +1,100 @@
+"""Hard-direction outlier of the Hessian from the joint law of (g², w) (shared/theory/outlier.md §2).
+
+Single neuron, H = (1/n) Xᵀ diag(w) X, hard direction θ* = e₁, g_i = θ*ᵀx_i, γ = p/n with
+p = d − 1.  With m(λ) the Stieltjes transform of the bulk (the Hessian on the complement of θ*):
+
+    (B) bulk:     1/m = −λ + E[ w / (1 + γ w m) ]
+    (O) outlier:  λ   =  E[ g² w / (1 + γ w m(λ)) ]
+    overlap²:     ρ² = 1 / (1 + γ m′(λ) E[ g² w² / (1 + γ w m)² ]),
+                  m′(λ) = 1 / (1/m² − γ E[ w² / (1 + γ w m)² ]).
+
+Below the bulk the solver works in m ∈ (0, m_edge): λ_b(m) = −1/m + E[w/(1 + γwm)] is increasing
+there (keeping 1 + γwm > 0 on the support, i.e. m < −1/(γ min w) when some w < 0); m_edge is the
+first zero of λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²] and the bulk left edge is λ_b(m_edge).  The
+outlier is the root m_o ∈ (0, m_edge) of φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)] (which is (O) with
+(B) substituted), λ_o = λ_b(m_o).  No root: no outlier below the bulk.
+
+Expectations are sample means over the given (g², w) pairs: a DMFT law, a fixed-point law, or the
+empirical law of a simulated state.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from .activations import evaluate
+
+
+@dataclass
+class OutlierResult:
+    bulk_edge: float  # left edge of the bulk, λ_b(m_edge)
+    outlier: float  # λ_o, NaN when there is no outlier
+    overlap2: float  # ρ² of the outlier eigenvector with θ*, NaN when there is none
+    exists: bool
+
+
+class OutlierSolver:
+    """Solves (B) and (O) for samples ``g2`` = g² and ``w`` at aspect ratio ``gamma`` = p/n."""
+
+    def __init__(self, g2, w, gamma):
+        self.g2 = np.asarray(g2, dtype=float)
+        self.w = np.asarray(w, dtype=float)
+        self.gamma = float(gamma)
+        w_min = self.w.min()
+        self.m_max = -1.0 / (self.gamma * w_min) if w_min < 0 else np.inf
+
+    def _den(self, m):
+        return 1.0 + self.gamma * self.w * m
+
+    def lambda_b(self, m):
+        """λ_b(m) = −1/m + E[w/(1 + γwm)]."""
+        return -1.0 / m + np.mean(self.w / self._den(m))
+
+    def dlambda_b(self, m):
+        """λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²]."""
+        return 1.0 / m**2 - self.gamma * np.mean((self.w / self._den(m)) ** 2)
+
+    def phi(self, m):
+        """φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)]."""
+        return 1.0 / m - np.mean((1.0 - self.g2) * self.w / self._den(m))
+
+    def m_edge(self):
+        """First zero of λ_b′ in (0, m_max)."""
+        lo = 1e-12
+        if np.isfinite(self.m_max):
+            hi = self.m_max * (1 - 1e-12)
+        else:
+            hi = 1.0
+            while self.dlambda_b(hi) > 0:
+                hi *= 2.0
+                if hi > 1e12:
+                    raise ValueError("no bulk edge: λ_b is increasing on (0, ∞)")
+        # λ_b′ > 0 near 0 and < 0 at hi; the first sign change bounds the edge.
+        grid = np.geomspace(lo, hi, 400)
+        values = np.array([self.dlambda_b(m) for m in grid])
+        first = np.argmax(values <= 0)
+        return optimize.brentq(self.dlambda_b, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
+
+    def solve(self):
+        """Bulk edge, outlier and overlap² (NaN and ``exists=False`` when there is no outlier)."""
+        m_edge = self.m_edge()
+        edge = self.lambda_b(m_edge)
+        if self.phi(m_edge) >= 0:
+            return OutlierResult(edge, np.nan, np.nan, False)
+        grid = np.geomspace(1e-12, m_edge, 400)
+        values = np.array([self.phi(m) for m in grid])
+        first = np.argmax(values <= 0)
+        m_o = optimize.brentq(self.phi, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
+        den = self._den(m_o)
+        dm = 1.0 / self.dlambda_b(m_o)
+        rho2 = 1.0 / (1.0 + self.gamma * dm * np.mean(self.g2 * self.w**2 / den**2))
+        return OutlierResult(edge, self.lambda_b(m_o), float(rho2), True)
+
+
+def empirical_weights(x, y, theta, a, b, activation, hard):
+    """(g², w) of a single-neuron state: g = x·θ*, w = ∂²_z ℓ = c²σ′(z)² + (cσ(z) − y)cσ″(z), c = a₁."""
+    x = np.asarray(x, dtype=np.float64)
+    s, ds, d2s = evaluate(activation, x @ theta[0] + b[0])
+    c = a[0]
+    return (x @ hard) ** 2, (c * ds) ** 2 + (c * s - y) * c * d2s
