@@ -13,6 +13,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/spectral.smk"
 include: "workflow/rules/hessian.smk"
+include: "workflow/rules/width.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 

@@ -93,3 +93,20 @@ def test_dtype_option(dtype):
     data, _, _, _ = sweep.trial_setup(dict(SETTINGS, dtype=dtype), 20, 2.0, 0)
     assert data["X"].dtype == np.dtype(dtype)
     assert data["y"].dtype == np.float64
+
+
+def test_learning_steps_are_first_grid_steps_reaching_the_level():
+    from featlearn.aggregate import learning_step_rows
+
+    steps = np.array([0, 1, 3, 10, 30])
+    overlap = np.array([[[0.1, 0.0], [0.6, 0.1], [0.9, 0.2], [0.95, 0.7], [0.97, np.nan]]])
+    rows = learning_step_rows({"direction_overlap": overlap, "steps": steps, "d": 5, "delta": 2.0}, 0.5)
+    assert rows[0]["easy_learned_step"] == 1 and rows[0]["hard_learned_step"] == 10
+    assert rows[0]["hard_final_overlap"] == 0.7
+
+
+def test_multi_neuron_multi_index_engine_runs_and_records_both_directions():
+    settings = dict(SETTINGS, link="easy_hard", m=2, lr=2.0, freeze_rho=1.0, steps=30)
+    traj = sweep.run_trial(settings, 40, 4.0, 0)
+    assert traj.direction_overlap.shape == (traj.steps.size, 2)
+    assert np.all((traj.direction_overlap >= 0) & (traj.direction_overlap <= 1))

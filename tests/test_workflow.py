@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
 
 
-def copy_workflow(dest):
-    for name in ("Snakefile", "config.yaml"):
-        shutil.copy(ROOT / name, dest / name)
+def copy_workflow(dest, config=ROOT / "config.yaml"):
+    """A copy of the workflow in ``dest`` with ``config`` as its config.yaml."""
+    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
+    shutil.copy(config, dest / "config.yaml")
     for name in ("workflow", "src", "envs"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     return dest
@@ -89,8 +90,8 @@ def test_missing_key_fails_naming_it(tmp_path):
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    wd = copy_workflow(tmp_path_factory.mktemp("tiny"))
-    snakemake(wd, "--configfile", str(TINY))
+    wd = copy_workflow(tmp_path_factory.mktemp("tiny"), TINY)
+    snakemake(wd)
     return wd
 
 
@@ -106,16 +107,18 @@ def test_tiny_end_to_end(tiny_run):
         "fig8_hessian_vs_delta",
         "fig8_hessian_trajectory",
         "fig_escape_steps",
+        "fig6_width",
+        "fig11_easy_hard",
     )
     for stem in stems:
         for ext in ("pdf", "png"):
             assert (results / "figures" / f"{stem}.{ext}").stat().st_size > 1000
     table = (results / "tables" / "thresholds.csv").read_text().splitlines()
     assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
-    assert sum(row.startswith("delta50") for row in table) == 3  # one row per (sweep, d)
+    assert sum(row.startswith("delta50") for row in table) == 6  # one row per (sweep, d)
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     assert all((results / "logs").rglob("*.log"))
-    nothing = snakemake(tiny_run, "-n", "--configfile", str(TINY))
+    nothing = snakemake(tiny_run, "-n")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
@@ -124,7 +127,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
     config["sweeps"]["gelu"]["delta"][1] = 13.0
     edited = tmp_path / "edited.yaml"
     edited.write_text(yaml.safe_dump(config))
-    proc = snakemake(tiny_run, "-n", "--configfile", str(edited))
+    proc = snakemake(tiny_run, "-n", "--configfile", str(edited))  # replaces the sweeps' keys
     counts = job_counts(proc.stdout)
     assert counts == {
         "sweep_cell": 1,
@@ -133,6 +136,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "phase_figure": 1,
         "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
         "escape_figure": 1,
+        "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout

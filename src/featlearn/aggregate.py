@@ -57,3 +57,19 @@ def threshold_rows(rows):
             }
         )
     return out
+
+
+def learning_step_rows(cell, level, names=("easy", "hard")):
+    """Per trial of a k-direction cell: the first recorded step at which each direction's overlap
+    max_j |θ*_lᵀθ̂_j| reaches ``level`` (−1: never; resolution = the recording grid) and its final value."""
+    overlaps = cell["direction_overlap"]  # (trials, grid, k)
+    rows = []
+    for trial in range(overlaps.shape[0]):
+        row = {"d": int(cell["d"]), "delta": float(cell["delta"]), "trial": trial}
+        for index, name in enumerate(names):
+            series = overlaps[trial, :, index]
+            reached = np.flatnonzero(series >= level)
+            row[f"{name}_learned_step"] = int(cell["steps"][reached[0]]) if reached.size else -1
+            row[f"{name}_final_overlap"] = float(series[np.isfinite(series)][-1])
+        rows.append(row)
+    return rows

@@ -32,20 +32,21 @@ def _rows_by_d(cells):
     return [(d, sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])) for d in ds]
 
 
-def success_panel(ax, cells, fits, cmap="Blues", label=""):
+def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
     """Success rate vs δ per d: dots, binomial errors, logistic fit (light → dark = small → large d)."""
     by_d = _rows_by_d(cells)
-    for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
+    colours = [colour] * len(by_d) if colour is not None else shades(len(by_d), cmap)
+    for shade, (d, rows) in zip(colours, by_d, strict=True):
         delta = np.array([c["delta"] for c in rows])
         k = np.array([c["successes"] for c in rows], dtype=float)
         n = np.array([c["trials"] - c["diverged"] for c in rows], dtype=float)
         ax.errorbar(
-            delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"{label}d={d}"
+            delta, k / n, binomial_error(k, n), fmt="o", color=shade, ms=4, capsize=2, label=f"{label}d={d}"
         )
         fit = next((f for f in fits if int(f["d"]) == d), None)
         if fit is not None and fit["status"] in ("ok", "firth"):
             grid = np.linspace(delta.min(), delta.max(), 200)
-            ax.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=colour, lw=1.2)
+            ax.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=shade, lw=1.2)
     ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
 
 
@@ -259,5 +260,68 @@ def hessian_trajectory_figure(runs):
             ylim=(-0.02, 1.02),
         )
         ax_l.legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def width_figure(groups):
+    """Top: success rate vs δ per width m (largest d of each sweep). Bottom: fitted δ₅₀ vs m.
+
+    ``groups``: {activation: [(m, cell rows, fit rows), ...]}.
+    """
+    fig, axes = plt.subplots(2, len(groups), figsize=(5 * len(groups), 7), squeeze=False)
+    for col, (act, series) in enumerate(sorted(groups.items())):
+        ax_p, ax_t = axes[0, col], axes[1, col]
+        series = sorted(series, key=lambda s: s[0])
+        widths, d50, err = [], [], []
+        for colour, (m, cells, fits) in zip(shades(len(series), "Purples"), series, strict=True):
+            d = max(int(c["d"]) for c in cells)
+            largest = [c for c in cells if int(c["d"]) == d]
+            success_panel(
+                ax_p, largest, [f for f in fits if int(f["d"]) == d], label=f"m={m}, ", colour=colour
+            )
+            fit = next((f for f in fits if int(f["d"]) == d), None)
+            if fit is not None and fit["status"] in ("ok", "firth"):
+                widths.append(m)
+                d50.append(fit["delta50"])
+                err.append(fit["delta50_err"])
+        ax_p.set(title=f"{act}: width sweep")
+        ax_p.legend(frameon=False, fontsize=8)
+        ax_t.errorbar(widths, d50, err, fmt="o-", color="C4", capsize=3)
+        ax_t.set(
+            xlabel="width m", ylabel=r"$\delta_{50}$ (logistic fit, largest d)", xscale="log", xticks=widths
+        )
+        ax_t.set_xticklabels([str(w) for w in widths])
+    fig.tight_layout()
+    return fig
+
+
+def easy_hard_figure(runs):
+    """Overlap of the learned weights with the easy (solid) and hard (dashed) direction vs step.
+
+    ``runs``: list of (δ, steps, direction_overlap array of shape (trials, steps, 2)), one panel each.
+    """
+    fig, axes = plt.subplots(1, len(runs), figsize=(5 * len(runs), 3.6), squeeze=False, sharey=True)
+    for ax, (delta, steps, overlaps) in zip(axes[0], sorted(runs, key=lambda r: r[0]), strict=True):
+        for trial in range(overlaps.shape[0]):
+            ax.plot(
+                steps + 1,
+                overlaps[trial, :, 0],
+                "-",
+                color="C0",
+                lw=1,
+                label="easy ($z_1$)" if trial == 0 else None,
+            )
+            ax.plot(
+                steps + 1,
+                overlaps[trial, :, 1],
+                "--",
+                color="C3",
+                lw=1,
+                label="hard ($z_2$)" if trial == 0 else None,
+            )
+        ax.set(xscale="log", xlabel="GD step + 1", title=rf"$\delta$ = {delta:g}", ylim=(-0.02, 1.02))
+        ax.legend(frameon=False, fontsize=8)
+    axes[0, 0].set(ylabel=r"max$_j\,|\langle \hat\theta_j, \theta^*_l\rangle|$")
     fig.tight_layout()
     return fig

@@ -43,6 +43,12 @@ ENGINE_SOURCES = code(
 )
 
 
+def canonical(params):
+    """A dict with sorted keys: Snakemake compares params in order, so key order in a config file
+    must not make a job look changed."""
+    return dict(sorted(params.items()))
+
+
 def fmt(value):
     """Canonical text of a number in a file name (δ = 6.0 -> '6')."""
     return f"{float(value):g}"
@@ -67,13 +73,13 @@ def run_settings(group, name):
     if group == "sweeps":
         for key in ("d", "delta", "figure"):
             del merged[key]
-    return merged
+    return canonical(merged)
 
 
 def hessian_settings(activation):
     """Settings of a plateau cell: the defaults in float64, the activation's lr and step budget."""
     spec = config["hessian"]
-    return {
+    return canonical({
         **config["defaults"],
         "dtype": "float64",
         "activation": activation,
@@ -82,7 +88,7 @@ def hessian_settings(activation):
         "seed": config["seed"],
         "experiment": "hessian",
         **{k: spec[k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")},
-    }
+    })
 
 
 def sweep_cells(name):
@@ -109,6 +115,7 @@ def all_targets():
     for name in config["grokking"]:
         targets += figure_files(name)
     targets += figure_files(config["figure1"]["stem"])
+    targets += figure_files(config["width"]["stem"]) + figure_files(config["easy_hard"]["stem"])
     for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig8_hessian_trajectory", "fig_escape_steps"):
         targets += figure_files(stem)
     return targets

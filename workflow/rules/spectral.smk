@@ -21,7 +21,7 @@ rule spectral_overlap:
         d=r"\d+",
     params:
         seed=config["seed"],
-        spec=lambda w: {k: v for k, v in config["spectral"].items() if k not in ("d", "theory_points")},
+        spec=lambda w: canonical({k: v for k, v in config["spectral"].items() if k not in ("d", "theory_points")}),
     threads: 1
     resources:
         mem_mb=lambda w: 1000 + int(3e-5 * int(w.d) ** 2 * max(config["spectral"]["delta"])),
