@@ -115,7 +115,7 @@ def test_tiny_end_to_end(tiny_run):
             assert (results / "figures" / f"{stem}.{ext}").stat().st_size > 1000
     table = (results / "tables" / "thresholds.csv").read_text().splitlines()
     assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
-    assert sum(row.startswith("delta50") for row in table) == 6  # one row per (sweep, d)
+    assert sum(row.startswith("delta50") for row in table) == 5  # one per (sweep, d), easy_hard excluded
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     assert all((results / "logs").rglob("*.log"))
     nothing = snakemake(tiny_run, "-n")

@@ -147,8 +147,9 @@ def hessian_spectrum_figure(panels):
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False)
     for ax, (title, bulk, lam, ov2, edge) in zip(axes[0], panels, strict=True):
         ax.hist(bulk, bins=60, density=True, color="0.7")
-        colour = "C3" if lam < edge - 1e-9 else "C0"
+        colour = "C3" if lam < 0 and ov2 > 0.1 else "C0"  # red: a negative eigenvalue aligned with θ*
         ax.axvline(lam, color=colour, lw=1.5, label=rf"$\lambda_{{min}}$={lam:.3g}, overlap$^2$={ov2:.2f}")
+        ax.axvline(edge, color="0.3", ls="--", lw=0.8, label=f"bulk edge {edge:.3g}")
         ax.axvline(0, color="k", lw=0.5)
         ax.set(title=title, xlabel="eigenvalue", yticks=[])
         ax.legend(frameon=False, fontsize=7, loc="upper right")
@@ -265,7 +266,8 @@ def hessian_trajectory_figure(runs):
 
 
 def width_figure(groups):
-    """Top: success rate vs δ per width m (largest d of each sweep). Bottom: fitted δ₅₀ vs m.
+    """Top: success rate vs δ per width m at the largest d common to all widths (else each sweep's
+    largest d). Bottom: fitted δ₅₀ vs m.
 
     ``groups``: {activation: [(m, cell rows, fit rows), ...]}.
     """
@@ -274,8 +276,9 @@ def width_figure(groups):
         ax_p, ax_t = axes[0, col], axes[1, col]
         series = sorted(series, key=lambda s: s[0])
         widths, d50, err = [], [], []
+        common = set.intersection(*({int(c["d"]) for c in cells} for _, cells, _ in series))
         for colour, (m, cells, fits) in zip(shades(len(series), "Purples"), series, strict=True):
-            d = max(int(c["d"]) for c in cells)
+            d = max(common) if common else max(int(c["d"]) for c in cells)
             largest = [c for c in cells if int(c["d"]) == d]
             success_panel(
                 ax_p, largest, [f for f in fits if int(f["d"]) == d], label=f"m={m}, ", colour=colour
@@ -288,9 +291,7 @@ def width_figure(groups):
         ax_p.set(title=f"{act}: width sweep")
         ax_p.legend(frameon=False, fontsize=8)
         ax_t.errorbar(widths, d50, err, fmt="o-", color="C4", capsize=3)
-        ax_t.set(
-            xlabel="width m", ylabel=r"$\delta_{50}$ (logistic fit, largest d)", xscale="log", xticks=widths
-        )
+        ax_t.set(xlabel="width m", ylabel=r"$\delta_{50}$ (logistic fit)", xscale="log", xticks=widths)
         ax_t.set_xticklabels([str(w) for w in widths])
     fig.tight_layout()
     return fig
