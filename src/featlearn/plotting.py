@@ -175,25 +175,12 @@ def hessian_delta_figure(tables):
             label=rf"{act}: $\lambda_{{min}}$",
         )
         ax_l.plot(delta, [r["bulk_edge"] for r in rows], "x", color=colour, ms=5, label=f"{act}: bulk edge")
-        ax_l.plot(
-            delta,
-            [r["semi_empirical_outlier"] for r in rows],
-            "s",
-            mfc="none",
-            color=colour,
-            ms=7,
-            label=f"{act}: outlier eq. (empirical law)",
+        equations = dict(
+            marker="s", ls="none", mfc="none", color=colour, ms=7, label=f"{act}: outlier eq. (empirical law)"
         )
+        ax_l.plot(delta, [r["semi_empirical_outlier"] for r in rows], **equations)
         ax_o.plot(delta, [r["overlap2"] for r in rows], "o", color=colour, ms=4, label=act)
-        ax_o.plot(
-            delta,
-            [r["semi_empirical_overlap2"] for r in rows],
-            "s",
-            mfc="none",
-            color=colour,
-            ms=7,
-            label=f"{act}: outlier eq. (empirical law)",
-        )
+        ax_o.plot(delta, [r["semi_empirical_overlap2"] for r in rows], **equations)
     ax_l.axhline(0, color="k", lw=0.5)
     ax_l.set(xlabel=r"$\delta$", ylabel="eigenvalue", xscale="log", title="restricted GD plateau")
     ax_o.axhline(0.1, color="k", lw=0.5, ls=":")
