@@ -291,23 +291,11 @@ def easy_hard_figure(runs):
     """
     fig, axes = plt.subplots(1, len(runs), figsize=(5 * len(runs), 3.6), squeeze=False, sharey=True)
     for ax, (delta, steps, overlaps) in zip(axes[0], sorted(runs, key=lambda r: r[0]), strict=True):
+        directions = ((0, "-", "C0", "easy ($z_1$)"), (1, "--", "C3", "hard ($z_2$)"))
         for trial in range(overlaps.shape[0]):
-            ax.plot(
-                steps + 1,
-                overlaps[trial, :, 0],
-                "-",
-                color="C0",
-                lw=1,
-                label="easy ($z_1$)" if trial == 0 else None,
-            )
-            ax.plot(
-                steps + 1,
-                overlaps[trial, :, 1],
-                "--",
-                color="C3",
-                lw=1,
-                label="hard ($z_2$)" if trial == 0 else None,
-            )
+            for index, style, colour, name in directions:
+                label = name if trial == 0 else None
+                ax.plot(steps + 1, overlaps[trial, :, index], style, color=colour, lw=1, label=label)
         ax.set(xscale="log", xlabel="GD step + 1", title=rf"$\delta$ = {delta:g}", ylim=(-0.02, 1.02))
         ax.legend(frameon=False, fontsize=8)
     axes[0, 0].set(ylabel=r"max$_j\,|\langle \hat\theta_j, \theta^*_l\rangle|$")

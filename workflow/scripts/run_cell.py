@@ -1,17 +1,12 @@
-import os
+from featlearn.jobsetup import start_job
 
-os.environ["NUMBA_CACHE_DIR"] = snakemake.params.cache_dir  # noqa: F821  (before numba is imported)
+sm = snakemake  # noqa: F821
+log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
-import numba  # noqa: E402
-
-from featlearn.joblog import logger  # noqa: E402
 from featlearn.provenance import provenance  # noqa: E402
 from featlearn.results_io import save_npz  # noqa: E402
 from featlearn.sweep import run_cell  # noqa: E402
 
-sm = snakemake  # noqa: F821
-numba.set_num_threads(sm.threads)
-log = logger(sm.log[0])
 d, delta = int(sm.wildcards.d), float(sm.wildcards.delta)
 settings = dict(sm.params.settings)
 log(f"cell d={d} delta={delta}: {settings}")

@@ -1,21 +1,17 @@
-import os
+from featlearn.jobsetup import start_job
 
-os.environ["NUMBA_CACHE_DIR"] = snakemake.params.cache_dir  # noqa: F821  (before numba is imported)
+sm = snakemake  # noqa: F821
+log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
 from pathlib import Path  # noqa: E402
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from featlearn import gd  # noqa: E402
-from featlearn.joblog import logger  # noqa: E402
 from featlearn.provenance import provenance  # noqa: E402
 from featlearn.results_io import save_npz  # noqa: E402
 from featlearn.sweep import loss_scale  # noqa: E402
 
-sm = snakemake  # noqa: F821
-numba.set_num_threads(sm.threads)
-log = logger(sm.log[0])
 settings = dict(sm.params.settings)
 folder = Path(sm.input.data)
 data = {k: np.load(folder / f"{k}.npy", mmap_mode="r") for k in ("X", "y", "X_test", "y_test", "theta_star")}
