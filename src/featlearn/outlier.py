@@ -14,8 +14,13 @@ first zero of λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²] and the bulk left edg
 outlier is the root m_o ∈ (0, m_edge) of φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)] (which is (O) with
 (B) substituted), λ_o = λ_b(m_o).  No root: no outlier below the bulk.
 
-Expectations are sample means over the given (g², w) pairs: a DMFT law, a fixed-point law, or the
-empirical law of a simulated state.
+Expectations are weighted means over the given (g², w) pairs (equal weights by default): a DMFT
+law, a fixed-point law on a quadrature grid, or the empirical law of a simulated state.
+
+Negative-outlier margin: λ_b is increasing on (0, m_edge), so a NEGATIVE outlier exists iff φ
+changes sign before m* = min(m_edge, m₀), m₀ the zero of λ_b (λ_b(m₀) = 0, when the edge is
+positive).  φ starts at +∞, so ``margin`` = m*·φ(m*) (dimensionless) is negative iff there is a
+negative outlier; it varies continuously with the law and locates thresholds by interpolation.
 """
 
 from dataclasses import dataclass
@@ -37,27 +42,35 @@ class OutlierResult:
 class OutlierSolver:
     """Solves (B) and (O) for samples ``g2`` = g² and ``w`` at aspect ratio ``gamma`` = p/n."""
 
-    def __init__(self, g2, w, gamma):
+    def __init__(self, g2, w, gamma, weights=None):
         self.g2 = np.asarray(g2, dtype=float)
         self.w = np.asarray(w, dtype=float)
         self.gamma = float(gamma)
+        n = self.w.size
+        self.p = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, float) / np.sum(weights)
+        if weights is not None:  # zero-weight nodes do not belong to the law
+            keep = self.p > 0
+            self.g2, self.w, self.p = self.g2[keep], self.w[keep], self.p[keep]
         w_min = self.w.min()
         self.m_max = -1.0 / (self.gamma * w_min) if w_min < 0 else np.inf
+
+    def _mean(self, values):
+        return float(self.p @ values)
 
     def _den(self, m):
         return 1.0 + self.gamma * self.w * m
 
     def lambda_b(self, m):
         """λ_b(m) = −1/m + E[w/(1 + γwm)]."""
-        return -1.0 / m + np.mean(self.w / self._den(m))
+        return -1.0 / m + self._mean(self.w / self._den(m))
 
     def dlambda_b(self, m):
         """λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²]."""
-        return 1.0 / m**2 - self.gamma * np.mean((self.w / self._den(m)) ** 2)
+        return 1.0 / m**2 - self.gamma * self._mean((self.w / self._den(m)) ** 2)
 
     def phi(self, m):
         """φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)]."""
-        return 1.0 / m - np.mean((1.0 - self.g2) * self.w / self._den(m))
+        return 1.0 / m - self._mean((1.0 - self.g2) * self.w / self._den(m))
 
     def m_edge(self):
         """First zero of λ_b′ in (0, m_max)."""
@@ -76,6 +89,14 @@ class OutlierSolver:
         first = np.argmax(values <= 0)
         return optimize.brentq(self.dlambda_b, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
 
+    def margin(self):
+        """m*·φ(m*), m* = min(m_edge, m₀): negative iff a negative outlier exists (module docstring)."""
+        m_edge = self.m_edge()
+        m_star = m_edge
+        if self.lambda_b(m_edge) > 0:
+            m_star = optimize.brentq(self.lambda_b, 1e-12, m_edge, xtol=1e-14, rtol=1e-12)
+        return m_star * self.phi(m_star)
+
     def solve(self):
         """Bulk edge, outlier and overlap² (NaN and ``exists=False`` when there is no outlier)."""
         m_edge = self.m_edge()
@@ -88,7 +109,7 @@ class OutlierSolver:
         m_o = optimize.brentq(self.phi, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
         den = self._den(m_o)
         dm = 1.0 / self.dlambda_b(m_o)
-        rho2 = 1.0 / (1.0 + self.gamma * dm * np.mean(self.g2 * self.w**2 / den**2))
+        rho2 = 1.0 / (1.0 + self.gamma * dm * self._mean(self.g2 * self.w**2 / den**2))
         return OutlierResult(edge, self.lambda_b(m_o), float(rho2), True)
 
 
