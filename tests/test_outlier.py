@@ -31,3 +31,26 @@ def test_planted_outlier_matches_dense_eigendecomposition(rng):
     assert abs(res.outlier - vals[0]) < 0.02
     assert abs(res.overlap2 - vecs[0, 0] ** 2) < 0.05
     assert res.outlier < res.bulk_edge
+
+
+def test_margin_is_negative_exactly_when_a_negative_outlier_exists(rng):
+    """Planted laws w = c − s·tanh(g²/2): the margin's sign against the solved outlier."""
+    n = 20_000
+    g = rng.standard_normal(n)
+    for c in (0.2, 0.6, 1.0, 1.5):
+        for s in (0.3, 1.0, 1.5):
+            solver = OutlierSolver(g**2, c - s * np.tanh(g**2 / 2), 0.25)
+            res = solver.solve()
+            assert (solver.margin() < 0) == (res.exists and res.outlier < 0)
+
+
+def test_weights_reweight_the_law(rng):
+    """Integer weights give the same answer as repeating the samples."""
+    g2 = rng.standard_normal(300) ** 2
+    w = 1 - 1.5 * np.tanh(g2 / 2)
+    reps = rng.integers(1, 4, g2.size)
+    a = OutlierSolver(g2, w, 0.3, weights=reps).solve()
+    b = OutlierSolver(np.repeat(g2, reps), np.repeat(w, reps), 0.3).solve()
+    assert np.allclose(
+        [a.bulk_edge, a.outlier, a.overlap2], [b.bulk_edge, b.outlier, b.overlap2], rtol=1e-9, equal_nan=True
+    )

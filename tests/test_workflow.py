@@ -57,6 +57,8 @@ BAD_CONFIGS = {
     "unknown activation": ({"sweeps": {"gelu": {"activation": "softplus"}}}, "sweeps.gelu.activation"),
     "non-positive delta": ({"sweeps": {"quad": {"delta": [2.0, 0.0]}}}, "sweeps.quad.delta.1"),
     "unknown key": ({"defaults": {"learning_rat": 1.0}}, "defaults"),
+    "theory step beyond the horizon": ({"theory": {"report_steps": [2, 500]}}, "theory.report_steps"),
+    "theory model for m > 1": ({"theory": {"models": {"quad": {"m": 2}}}}, "theory.models.quad.m"),
     "yaml float written as string": (
         {"grokking": {"fig2_grokking_gelu": {"delta": "1e1"}}},
         "grokking.fig2_grokking_gelu.delta",
@@ -109,6 +111,9 @@ def test_tiny_end_to_end(tiny_run):
         "fig_escape_steps",
         "fig6_width",
         "fig11_easy_hard",
+        "fig9_dmft_vs_simulation",
+        "fig10_outlier_vs_time",
+        "fig10_delta_nn",
     )
     for stem in stems:
         for ext in ("pdf", "png"):
@@ -117,6 +122,10 @@ def test_tiny_end_to_end(tiny_run):
     assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
     assert sum(row.startswith("delta50") for row in table) == 5  # one per (sweep, d), easy_hard excluded
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
+    theory = (results / "tables" / "theory_thresholds.csv").read_text().splitlines()
+    assert theory[0].startswith("model,activation,link,lr,delta_alg,delta_nn_t2,")
+    assert len(theory) == 3  # one row per theory model
+    assert "\\begin{tabular}" in (results / "tables" / "theory_thresholds.tex").read_text()
     assert all((results / "logs").rglob("*.log"))
     nothing = snakemake(tiny_run, "-n")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr

@@ -52,7 +52,7 @@ def _loss(code, a, b, y, u):
 
 
 @njit(parallel=True, cache=True)
-def prox(code, a, b, y, omega, kappa, scan=256):
+def prox(code, a, b, y, omega, kappa, scan=128):
     """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z)."""
     n = y.size
     z = np.empty(n)
@@ -88,7 +88,9 @@ class FixedPointSolver:
     def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80):
         lk = get_link(link)
         if lk.k != 1:
-            raise ValueError(f"the fixed point is implemented for single-index links; {link!r} has k = {lk.k}")
+            raise ValueError(
+                f"the fixed point is implemented for single-index links; {link!r} has k = {lk.k}"
+            )
         x, wq = np.polynomial.hermite_e.hermegauss(nodes)  # weight e^{−x²/2}
         wq = wq / wq.sum()
         self.activation = activation_name
@@ -108,36 +110,68 @@ class FixedPointSolver:
     def _mean(self, values):
         return float(self.weights @ values)
 
-    def kappa_for(self, q, delta):
-        """κ solving (K) at fixed q (its left side increases from 0 to the mass of w > 0)."""
+    def kappa_for(self, q, delta, guess=None):
+        """κ solving (K) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
+        around ``guess`` when given."""
 
         def resid(log_kappa):
             kappa = math.exp(log_kappa)
             _, w, _ = self.law(kappa, q)
             return self._mean(kappa * w / (1.0 + kappa * w)) - 1.0 / delta
 
-        lo, hi = -12.0, 2.0
+        lo, hi = (-12.0, 2.0) if guess is None else (math.log(guess) - 1.0, math.log(guess) + 1.0)
+        while guess is not None and resid(lo) > 0:
+            lo -= 2.0
         while resid(hi) < 0:
             hi += 2.0
             if hi > 30:
                 raise ValueError("no kappa solves E[kw/(1+kw)] = 1/delta")
-        return math.exp(optimize.brentq(resid, lo, hi, xtol=1e-9))
+        return math.exp(optimize.brentq(resid, lo, hi, xtol=1e-8))
 
-    def solve(self, delta, q_bracket=(1e-4, 1e3)):
-        """The fixed point (κ, q) and its law; (Q) solved in log q with κ from (K) inside."""
+    def _joint(self, delta, start):
+        """(κ, q) by Powell's hybrid method on (K), (Q) in (log κ, log q) from ``start``; None if
+        it does not converge (the prox is only piecewise smooth)."""
+
+        def resid(x):
+            kappa, q = np.exp(x)
+            z, w, omega = self.law(kappa, q)
+            return [
+                delta * self._mean(kappa * w / (1.0 + kappa * w)) - 1.0,
+                math.log(delta * self._mean((omega - z) ** 2)) - x[1],
+            ]
+
+        sol = optimize.root(resid, np.log(start), method="hybr", options={"xtol": 1e-11, "maxfev": 40})
+        if not sol.success or np.max(np.abs(resid(sol.x))) > 1e-8:
+            return None
+        return np.exp(sol.x)
+
+    def solve(self, delta, start=None, q_bracket=(1e-4, 1e3)):
+        """The fixed point (κ, q) and its law.  A joint root find from ``start`` = (κ, q) (e.g. the
+        solution at a nearby δ; default (2/δ, 0.3)); if that fails, (Q) by bracketing in log q
+        with κ from (K) inside."""
+        joint = self._joint(delta, start if start is not None else (2.0 / delta, 0.3))
+        if joint is not None:
+            kappa, q = joint
+            return self._result(delta, kappa, q)
+
+        kappa_guess = [start[0] if start is not None else None]
 
         def resid(log_q):
             q = math.exp(log_q)
-            kappa = self.kappa_for(q, delta)
+            kappa = kappa_guess[0] = self.kappa_for(q, delta, kappa_guess[0])
             z, _, omega = self.law(kappa, q)
             return math.log(delta * self._mean((omega - z) ** 2)) - log_q
 
         lo, hi = (math.log(v) for v in q_bracket)
-        if resid(lo) <= 0 or resid(hi) >= 0:
+        if start is not None and resid(math.log(start[1]) - 0.5) > 0 and resid(math.log(start[1]) + 0.5) < 0:
+            lo, hi = math.log(start[1]) - 0.5, math.log(start[1]) + 0.5
+        elif resid(lo) <= 0 or resid(hi) >= 0:
             raise ValueError(f"no fixed point with q in {q_bracket} at delta={delta}")
-        log_q = optimize.brentq(resid, lo, hi, xtol=1e-8)
+        log_q = optimize.brentq(resid, lo, hi, xtol=1e-7)
         q = math.exp(log_q)
-        kappa = self.kappa_for(q, delta)
+        return self._result(delta, self.kappa_for(q, delta), q)
+
+    def _result(self, delta, kappa, q):
         z, w, _ = self.law(kappa, q)
         ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z)
         ratio = kappa * w / (1.0 + kappa * w)

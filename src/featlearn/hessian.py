@@ -18,6 +18,7 @@ out of the way by adding ``shift``·P_hard, so no spurious zero eigenvalues appe
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from . import network
@@ -61,8 +62,7 @@ def hessian_operator(x, y, theta, a, b, activation):
 
 def _bottom(op_or_matrix, k, tol):
     if isinstance(op_or_matrix, np.ndarray):
-        vals, vecs = np.linalg.eigh(op_or_matrix)
-        return vals[:k], vecs[:, :k]
+        return linalg.eigh(op_or_matrix, subset_by_index=[0, k - 1], driver="evr")
     size = op_or_matrix.shape[0]
     vals, vecs = eigsh(op_or_matrix, k=k, which="SA", tol=tol, v0=np.ones(size) / np.sqrt(size))
     order = np.argsort(vals)
@@ -75,13 +75,17 @@ def spectrum_of(hmat, basis, k=3, tol=1e-8):
     ``hmat`` is an explicit matrix (dense eigh) or a LinearOperator (Lanczos); ``basis`` is the
     orthonormal basis of the hard subspace (columns).
     """
-    size = hmat.shape[0]
-    hard_proj = basis @ basis.T if isinstance(hmat, np.ndarray) else None
-    if hard_proj is not None:
+    if isinstance(hmat, np.ndarray):
         shift = 2 * np.abs(hmat).sum(axis=1).max() + 1.0  # above the whole spectrum (Gershgorin)
-        proj = np.eye(size) - hard_proj
-        perp = proj @ hmat @ proj + shift * hard_proj
-        hard_block = basis.T @ hmat @ basis
+        h_basis = hmat @ basis
+        hard_block = basis.T @ h_basis
+        # P H P + shift·UUᵀ with P = I − UUᵀ, by low-rank updates (O(d²) instead of two d³ products)
+        perp = (
+            hmat
+            - basis @ h_basis.T
+            - h_basis @ basis.T
+            + basis @ (hard_block + shift * np.eye(basis.shape[1])) @ basis.T
+        )
     else:
         top = float(eigsh(hmat, k=1, which="LM", tol=1e-3)[0][0])
         shift = 4 * abs(top) + 1.0  # |λ|max bounds the spectrum

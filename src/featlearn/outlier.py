@@ -10,9 +10,10 @@ p = d − 1.  With m(λ) the Stieltjes transform of the bulk (the Hessian on the
 
 Below the bulk the solver works in m ∈ (0, m_edge): λ_b(m) = −1/m + E[w/(1 + γwm)] is increasing
 there (keeping 1 + γwm > 0 on the support, i.e. m < −1/(γ min w) when some w < 0); m_edge is the
-first zero of λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²] and the bulk left edge is λ_b(m_edge).  The
-outlier is the root m_o ∈ (0, m_edge) of φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)] (which is (O) with
-(B) substituted), λ_o = λ_b(m_o).  No root: no outlier below the bulk.
+zero of λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²] (unique: m²λ_b′ = 1 − γE[(wm/(1 + γwm))²] decreases)
+and the bulk left edge is λ_b(m_edge).  The outlier is the first root m_o ∈ (0, m_edge) of
+φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)] ((O) with (B) substituted), λ_o = λ_b(m_o).  No root: no
+outlier below the bulk.
 
 Expectations are weighted means over the given (g², w) pairs (equal weights by default): a DMFT
 law, a fixed-point law on a quadrature grid, or the empirical law of a simulated state.
@@ -55,39 +56,61 @@ class OutlierSolver:
         self.m_max = -1.0 / (self.gamma * w_min) if w_min < 0 else np.inf
 
     def _mean(self, values):
-        return float(self.p @ values)
+        """E[·] of values with shape (..., N) over the last axis."""
+        return values @ self.p
 
-    def _den(self, m):
-        return 1.0 + self.gamma * self.w * m
+    def _ratio(self, m):
+        """w/(1 + γwm) for scalar or 1-d ``m`` (shape (len(m), N) for arrays)."""
+        m = np.asarray(m, dtype=float)[..., None]
+        return self.w / (1.0 + self.gamma * self.w * m)
+
+    @staticmethod
+    def _out(m, value):
+        return float(value) if np.ndim(m) == 0 else value
 
     def lambda_b(self, m):
-        """λ_b(m) = −1/m + E[w/(1 + γwm)]."""
-        return -1.0 / m + self._mean(self.w / self._den(m))
+        """λ_b(m) = −1/m + E[w/(1 + γwm)] (scalar or vectorised in m)."""
+        return self._out(m, -1.0 / np.asarray(m, float) + self._mean(self._ratio(m)))
 
     def dlambda_b(self, m):
         """λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²]."""
-        return 1.0 / m**2 - self.gamma * self._mean((self.w / self._den(m)) ** 2)
+        return self._out(m, 1.0 / np.asarray(m, float) ** 2 - self.gamma * self._mean(self._ratio(m) ** 2))
 
     def phi(self, m):
         """φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)]."""
-        return 1.0 / m - self._mean((1.0 - self.g2) * self.w / self._den(m))
+        return self._out(m, 1.0 / np.asarray(m, float) - self._mean((1.0 - self.g2) * self._ratio(m)))
+
+    def _first_root(self, func, hi, points=200, chunk=50):
+        """First sign change (from + to ≤ 0) of ``func`` on a log grid of (0, hi], refined by brentq;
+        None when there is none.  The grid is evaluated ``chunk`` points at a time (vectorised)."""
+        grid = np.geomspace(1e-12, hi, points)
+        for lo_i in range(0, points, chunk):
+            values = func(grid[lo_i : lo_i + chunk])
+            below = np.nonzero(values <= 0)[0]
+            if below.size:
+                i = lo_i + below[0]
+                if i == 0:
+                    return grid[0]
+                return optimize.brentq(func, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-12)
+        return None
+
+    def _scaled_dlambda_b(self, m):
+        """m²λ_b′(m) = 1 − γE[(wm/(1 + γwm))²]: strictly decreasing in m on (0, m_max)."""
+        return 1.0 - self.gamma * self._mean((m * self._ratio(m)) ** 2)
 
     def m_edge(self):
-        """First zero of λ_b′ in (0, m_max)."""
-        lo = 1e-12
-        if np.isfinite(self.m_max):
-            hi = self.m_max * (1 - 1e-12)
-        else:
-            hi = 1.0
-            while self.dlambda_b(hi) > 0:
-                hi *= 2.0
-                if hi > 1e12:
-                    raise ValueError("no bulk edge: λ_b is increasing on (0, ∞)")
-        # λ_b′ > 0 near 0 and < 0 at hi; the first sign change bounds the edge.
-        grid = np.geomspace(lo, hi, 400)
-        values = np.array([self.dlambda_b(m) for m in grid])
-        first = np.argmax(values <= 0)
-        return optimize.brentq(self.dlambda_b, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
+        """The zero of λ_b′ in (0, m_max), unique because m²λ_b′ decreases (cached)."""
+        if getattr(self, "_m_edge", None) is None:
+            if np.isfinite(self.m_max):
+                hi = self.m_max * (1 - 1e-12)
+            else:
+                hi = 1.0
+                while self._scaled_dlambda_b(hi) > 0:
+                    hi *= 2.0
+                    if hi > 1e12:
+                        raise ValueError("no bulk edge: λ_b is increasing on (0, ∞)")
+            self._m_edge = optimize.brentq(self._scaled_dlambda_b, 1e-12, hi, xtol=1e-14, rtol=1e-13)
+        return self._m_edge
 
     def margin(self):
         """m*·φ(m*), m* = min(m_edge, m₀): negative iff a negative outlier exists (module docstring)."""
@@ -103,13 +126,10 @@ class OutlierSolver:
         edge = self.lambda_b(m_edge)
         if self.phi(m_edge) >= 0:
             return OutlierResult(edge, np.nan, np.nan, False)
-        grid = np.geomspace(1e-12, m_edge, 400)
-        values = np.array([self.phi(m) for m in grid])
-        first = np.argmax(values <= 0)
-        m_o = optimize.brentq(self.phi, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-12)
-        den = self._den(m_o)
+        m_o = self._first_root(self.phi, m_edge)
+        ratio = self._ratio(m_o)
         dm = 1.0 / self.dlambda_b(m_o)
-        rho2 = 1.0 / (1.0 + self.gamma * dm * self._mean(self.g2 * self.w**2 / den**2))
+        rho2 = 1.0 / (1.0 + self.gamma * dm * float(self._mean(self.g2 * ratio**2)))
         return OutlierResult(edge, self.lambda_b(m_o), float(rho2), True)
 
 

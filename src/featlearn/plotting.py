@@ -157,14 +157,27 @@ def hessian_spectrum_figure(panels):
     return fig
 
 
-def hessian_delta_figure(tables):
+def hessian_delta_figure(tables, fixed_points=None):
     """λ_min and bulk edge (left) and overlap² of the bottom eigenvector (right) vs δ, per activation.
 
-    ``tables``: {activation: rows of the hessian table (one per seed)}.
+    ``tables``: {activation: rows of the hessian table (one per seed)}; ``fixed_points``:
+    {activation: arrays of ``theory.fixed_point_model``}, drawn as lines (outlier solid, bulk edge
+    dashed; grey dots where the fixed point fails its AT check).
     """
     fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
     for i, (act, rows) in enumerate(sorted(tables.items())):
         colour = f"C{i}"
+        fp = (fixed_points or {}).get(act)
+        if fp is not None:
+            order = np.argsort(fp["delta"])
+            dl = fp["delta"][order]
+            ax_l.plot(dl, fp["outlier"][order], "-", color=colour, lw=1, label=f"{act}: fixed-point outlier")
+            ax_l.plot(
+                dl, fp["bulk_edge"][order], "--", color=colour, lw=0.8, label=f"{act}: fixed-point bulk edge"
+            )
+            ax_o.plot(dl, fp["overlap2"][order], "-", color=colour, lw=1, label=f"{act}: fixed point")
+            unstable = fp["at_value"][order] >= 1
+            ax_l.plot(dl[unstable], fp["bulk_edge"][order][unstable], ".", color="0.5", ms=6)
         delta = np.array([r["delta"] for r in rows])
         ax_l.plot(
             delta,

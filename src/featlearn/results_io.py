@@ -25,9 +25,10 @@ def load_npz(path):
 
 
 def write_csv(path, rows):
-    """Rows (dicts with the same keys) to CSV; floats with 6 significant digits."""
+    """Rows (dicts) to CSV, columns = union of their keys in first-seen order (missing cells
+    empty); floats with 6 significant digits."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fields = list(rows[0]) if rows else []
+    fields = list(dict.fromkeys(k for row in rows for k in row))
     with open(path, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()

@@ -19,6 +19,8 @@ rule aggregate_sweep:
         f"{RESULTS}/logs/aggregate/{{sweep}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/aggregate/{{sweep}}.tsv"
+    wildcard_constraints:
+        sweep="|".join(config["sweeps"]),
     threads: 1
     resources:
         mem_mb=1000,

@@ -118,4 +118,77 @@ def all_targets():
     targets += figure_files(config["width"]["stem"]) + figure_files(config["easy_hard"]["stem"])
     for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig8_hessian_trajectory", "fig_escape_steps"):
         targets += figure_files(stem)
+    for stem in THEORY_FIGURES:
+        targets += figure_files(stem)
+    targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
     return targets
+
+
+def theory_settings(model):
+    """Settings of a theory model: defaults in float64, the activation's lr, the model's overrides.
+
+    The δ grid is left out (it is passed separately) so that the settings name the model only.
+    """
+    spec = {k: v for k, v in config["theory"]["models"][model].items() if k != "delta"}
+    return canonical({
+        **config["defaults"],
+        "dtype": "float64",
+        "lr": config["learning_rate"][spec["activation"]],
+        **spec,
+        "seed": config["seed"],
+        "experiment": f"theory_{model}",
+    })
+
+
+def check_theory_config(theory):
+    """Cross-key checks the schema cannot express; one line naming the key."""
+    horizon, models = theory["horizon"], theory["models"]
+    for key, steps in (("report_steps", theory["report_steps"]), ("simulation.spectrum_steps", theory["simulation"]["spectrum_steps"])):
+        if max(steps) > horizon:
+            raise WorkflowError(f"config error at 'theory.{key}': step {max(steps)} is beyond the horizon {horizon}")
+    for key, names in (("simulation.delta", theory["simulation"]["delta"]), ("hessian_overlay", theory["hessian_overlay"].values())):
+        for name in names:
+            if name not in models:
+                raise WorkflowError(f"config error at 'theory.{key}': {name!r} is not a theory model")
+    val = theory["validation"]
+    if val["model"] not in theory["simulation"]["delta"]:
+        raise WorkflowError(f"config error at 'theory.validation.model': {val['model']!r} has no simulation.delta")
+    if val["step"] not in theory["simulation"]["spectrum_steps"]:
+        raise WorkflowError(f"config error at 'theory.validation.step': {val['step']} is not a spectrum step")
+
+
+check_theory_config(config["theory"])
+
+
+def theory_paths():
+    """Every N the DMFT is solved with (the main value first)."""
+    main = config["theory"]["paths"]
+    return [main] + [n for n in config["theory"]["paths_scan"] if n != main]
+
+
+def dmft_file(model, paths):
+    return f"{RESULTS}/theory/dmft/{model}_N{paths}.npz"
+
+
+def theory_sim_cells(model):
+    spec = config["theory"]["simulation"]
+    return [f"{RESULTS}/theory/sim/{model}/delta{fmt(dl)}.npz" for dl in spec["delta"].get(model, [])]
+
+
+THEORY_FIGURES = ("fig9_dmft_vs_simulation", "fig10_outlier_vs_time", "fig10_delta_nn")
+THEORY_TABLES = (
+    "theory_thresholds.csv",
+    "theory_thresholds.tex",
+    "dmft_vs_simulation.csv",
+    "outlier_vs_simulation.csv",
+    "bounded_link_validation.csv",
+)
+
+
+def theory_inputs():
+    models = config["theory"]["models"]
+    return {
+        "dmft": [dmft_file(m, n) for m in models for n in theory_paths()],
+        "fixed_point": [f"{RESULTS}/theory/fixed_point/{m}.npz" for m in models],
+        "sim": [f for m in models for f in theory_sim_cells(m)],
+    }

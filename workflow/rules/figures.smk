@@ -126,12 +126,15 @@ rule hessian_delta_figure:
     input:
         code=code("plotting.py"),
         tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
+        fixed_points=[f"{RESULTS}/theory/fixed_point/{m}.npz" for m in config["theory"]["hessian_overlay"].values()],
     output:
         figure_files("fig8_hessian_vs_delta"),
     log:
         f"{RESULTS}/logs/figures/fig8_hessian_vs_delta.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/fig8_hessian_vs_delta.tsv"
+    params:
+        overlay=config["theory"]["hessian_overlay"],
     threads: 1
     resources:
         mem_mb=1000,
