@@ -146,6 +146,8 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
         "escape_figure": 1,
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
+        "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
+        "theory_figure": 1,  # fig10_delta_nn draws them
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout
@@ -160,3 +162,20 @@ def test_editing_a_sweep_setting_reruns_exactly_that_sweep(tiny_run, tmp_path):
     counts = job_counts(snakemake(tiny_run, "-n", "--configfile", str(edited)).stdout)
     assert counts["sweep_cell"] == 2  # the two quad cells, no gelu cell
     assert "grokking_run" not in counts
+
+
+def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
+    config = yaml.safe_load(TINY.read_text())
+    config["theory"]["models"]["quad"]["delta"] = [3.0, 8.0, 10.0]
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(yaml.safe_dump(config))
+    proc = snakemake(tiny_run, "-n", "--configfile", str(edited))
+    assert job_counts(proc.stdout) == {
+        "dmft_model": 2,  # quad at both N, not gelu_bump
+        "fixed_point_model": 1,
+        "theory_tables": 1,
+        "theory_figure": 3,
+        "hessian_delta_figure": 1,  # draws the quad fixed point
+        "all": 1,
+    }
+    assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout

@@ -148,8 +148,10 @@ def validation_row(model, dm, cells, step):
 
 
 def threshold_rows(models, theory, paths, report_steps, empirical):
-    """One row per model: δ_alg, δ_NN(t) for the reported t (main N and every other N), the
-    long-time δ_NN with its AT status, and the empirical δ₅₀ per d of the matching m = 1 sweeps."""
+    """One row per model: δ_alg, δ_NN(t) for the reported t (main N and every other N), its
+    minimum over 1 ≤ t ≤ T with the t where it is reached (the δ above which a negative aligned
+    outlier appears at SOME time of the horizon), the long-time δ_NN with its AT status, and the
+    empirical δ₅₀ per d of the matching m = 1 sweeps."""
     alg = {r["link"]: r["threshold"] for r in empirical if r["kind"] == "delta_alg_spectral_theory"}
     rows = []
     for name, s in models.items():
@@ -157,10 +159,14 @@ def threshold_rows(models, theory, paths, report_steps, empirical):
         row["delta_alg"] = alg.get(s["link"], np.nan)
         for n, dm in sorted(theory[name]["dmft"].items(), key=lambda kv: (kv[0] != paths, kv[0])):
             curve, statuses = delta_nn_curve(dm)
+            suffix = "" if n == paths else f"_N{n}"
             for t in report_steps:
-                tag = f"delta_nn_t{t}" + ("" if n == paths else f"_N{n}")
-                row[tag] = curve[t] if statuses[t] == "ok" else np.nan
-                row[tag + "_status"] = statuses[t]
+                row[f"delta_nn_t{t}{suffix}"] = curve[t] if statuses[t] == "ok" else np.nan
+                row[f"delta_nn_t{t}{suffix}_status"] = statuses[t]
+            ok = np.array([st == "ok" for st in statuses]) & (np.arange(curve.size) >= 1)
+            best = int(np.nanargmin(np.where(ok, curve, np.nan))) if ok.any() else -1
+            row[f"delta_nn_min{suffix}"] = curve[best] if best >= 0 else np.nan
+            row[f"delta_nn_argmin_t{suffix}"] = best
         value, status, stable = long_time_threshold(theory[name]["fixed_point"])
         row["delta_nn_long_time"] = value
         row["long_time_status"] = status
@@ -180,7 +186,7 @@ def latex_table(rows, report_steps, paths):
     head = (
         ["model", r"$\delta_{\rm alg}$"]
         + [rf"$\delta_{{\rm NN}}({t})$" for t in report_steps]
-        + [r"$\delta_{\rm NN}(\infty)$"]
+        + [r"$\min_t \delta_{\rm NN}(t)$", r"$\delta_{\rm NN}(\infty)$"]
         + [rf"$\delta_{{50}}$, $d={d}$" for d in ds]
     )
 
@@ -200,7 +206,7 @@ def latex_table(rows, report_steps, paths):
         cells = (
             [f"{r['activation']}, {r['link']}".replace("_", r"\_"), num(r["delta_alg"])]
             + [num(r[f"delta_nn_t{t}"]) for t in report_steps]
-            + [long_time]
+            + [f"{num(r['delta_nn_min'])} ($t={r['delta_nn_argmin_t']}$)", long_time]
             + [num(r.get(f"delta50_d{d}"), r.get(f"delta50_d{d}_err")) for d in ds]
         )
         lines.append(" & ".join(cells) + r" \\")

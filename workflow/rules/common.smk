@@ -44,9 +44,9 @@ ENGINE_SOURCES = code(
 
 
 def canonical(params):
-    """A dict with sorted keys: Snakemake compares params in order, so key order in a config file
-    must not make a job look changed."""
-    return dict(sorted(params.items()))
+    """A dict with sorted keys, recursively: Snakemake compares params in order, so key order in a
+    config file must not make a job look changed."""
+    return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
 
 
 def fmt(value):

@@ -134,7 +134,7 @@ rule hessian_delta_figure:
     benchmark:
         f"{RESULTS}/benchmarks/figures/fig8_hessian_vs_delta.tsv"
     params:
-        overlay=config["theory"]["hessian_overlay"],
+        overlay=canonical(config["theory"]["hessian_overlay"]),
     threads: 1
     resources:
         mem_mb=1000,
@@ -150,7 +150,7 @@ rule escape_figure:
         "Drawing escape step vs delta"
     input:
         code=code("plotting.py"),
-        tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=list(config["sweeps"])),
+        tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"])),
     output:
         figure_files("fig_escape_steps"),
     log:
@@ -158,7 +158,7 @@ rule escape_figure:
     benchmark:
         f"{RESULTS}/benchmarks/figures/fig_escape_steps.tsv"
     params:
-        sweeps=list(config["sweeps"]),
+        sweeps=sorted(config["sweeps"]),  # sorted: config key order must not look like a change
     threads: 1
     resources:
         mem_mb=1000,

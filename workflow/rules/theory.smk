@@ -82,7 +82,7 @@ rule theory_sim_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: theory_settings(w.model),
-        sim={k: v for k, v in config["theory"]["simulation"].items() if k != "delta"},
+        sim=canonical({k: v for k, v in config["theory"]["simulation"].items() if k != "delta"}),
         horizon=config["theory"]["horizon"],
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
@@ -109,8 +109,8 @@ rule theory_tables:
     benchmark:
         f"{RESULTS}/benchmarks/theory/tables.tsv"
     params:
-        models={m: theory_settings(m) for m in config["theory"]["models"]},
-        theory={k: config["theory"][k] for k in ("paths", "report_steps", "validation", "horizon")},
+        models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
+        theory=canonical({k: config["theory"][k] for k in ("paths", "report_steps", "validation", "horizon")}),
     threads: 1
     resources:
         mem_mb=1000,
@@ -127,7 +127,8 @@ rule theory_figure:
     input:
         **theory_inputs(),
         code=code("plotting_theory.py", "theory_compare.py"),
-        table=f"{RESULTS}/tables/theory_thresholds.csv",
+        # only the δ_NN figure draws the empirical thresholds from the table
+        table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if w.stem == "fig10_delta_nn" else [],
     output:
         figure_files("{stem}"),
     log:
@@ -137,7 +138,7 @@ rule theory_figure:
     wildcard_constraints:
         stem="|".join(THEORY_FIGURES),
     params:
-        models={m: theory_settings(m) for m in config["theory"]["models"]},
+        models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
         paths=config["theory"]["paths"],
     threads: 1
     resources:
