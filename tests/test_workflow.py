@@ -123,7 +123,7 @@ def test_tiny_end_to_end(tiny_run):
     assert sum(row.startswith("delta50") for row in table) == 5  # one per (sweep, d), easy_hard excluded
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     theory = (results / "tables" / "theory_thresholds.csv").read_text().splitlines()
-    assert theory[0].startswith("model,activation,link,lr,delta_alg,delta_nn_t2,")
+    assert theory[0].startswith("model,activation,link,lr,paths,delta_alg,delta_nn_t2,")
     assert len(theory) == 3  # one row per theory model
     assert "\\begin{tabular}" in (results / "tables" / "theory_thresholds.tex").read_text()
     assert all((results / "logs").rglob("*.log"))

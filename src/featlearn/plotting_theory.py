@@ -23,16 +23,23 @@ def _label(name, s):
 
 
 def dmft_vs_simulation_figure(theory, models, paths):
-    """‖θ‖², train loss and H₁₁ vs t: DMFT (lines) and simulated restricted GD (seed mean ± s.d.)."""
+    """‖θ‖², train loss and H₁₁ vs t: DMFT (lines, each model's main N from ``paths``) and
+    simulated restricted GD (seed mean ± s.d.)."""
     names = [n for n in models if theory[n]["sim"]]
     fig, axes = plt.subplots(len(names), 3, figsize=(12, 3.0 * len(names)), squeeze=False)
     for row, name in zip(axes, names, strict=True):
-        dm = theory[name]["dmft"][paths]
+        dm = theory[name]["dmft"][paths[name]]
         for c, (delta, cell) in enumerate(sorted(theory[name]["sim"].items())):
             i = int(np.nonzero(np.isclose(dm["delta"], delta))[0][0])
             colour = f"C{c}"
             for ax, key in zip(row, ("norm2", "train_loss", "h11"), strict=True):
-                ax.plot(dm["steps"], dm[key][i], color=colour, lw=1.2, label=f"DMFT $\\delta$={delta:g}")
+                ax.plot(
+                    dm["steps"],
+                    dm[key][i],
+                    color=colour,
+                    lw=1.2,
+                    label=f"DMFT $\\delta$={delta:g}, N={paths[name]}",
+                )
                 ts = cell["steps"]
                 ax.errorbar(
                     ts,
@@ -51,7 +58,7 @@ def dmft_vs_simulation_figure(theory, models, paths):
         row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
         row[0].legend(frameon=False, fontsize=7)
     fig.suptitle(
-        f"restricted GD: DMFT (N = {paths} paths) vs simulation (seed mean $\\pm$ s.d.)", fontsize=10
+        "restricted GD: DMFT (N Monte-Carlo paths) vs simulation (seed mean $\\pm$ s.d.)", fontsize=10
     )
     fig.tight_layout()
     return fig
@@ -63,7 +70,7 @@ def outlier_vs_time_figure(theory, models, paths):
     names = [n for n in models if theory[n]["sim"]]
     fig, axes = plt.subplots(len(names), 2, figsize=(11, 3.2 * len(names)), squeeze=False)
     for (ax_l, ax_o), name in zip(axes, names, strict=True):
-        dm = theory[name]["dmft"][paths]
+        dm = theory[name]["dmft"][paths[name]]
         cells = sorted(theory[name]["sim"].items())
         shown = cells if len(cells) <= 3 else [cells[0], cells[len(cells) // 2], cells[-1]]
         for c, (delta, cell) in enumerate(shown):
@@ -104,8 +111,9 @@ def delta_nn_figure(theory, models, paths, table):
             curve, statuses = delta_nn_curve(dm)
             ok = np.array([st == "ok" for st in statuses])
             ts = dm["steps"]
-            style = "-" if n == paths else ["--", ":", "-."][k % 3]
-            ax.plot(ts[ok], curve[ok], style, color="C0", lw=1.5 if n == paths else 1, label=f"DMFT, N={n}")
+            main = n == paths[name]
+            style = "-" if main else ["--", ":", "-."][k % 3]
+            ax.plot(ts[ok], curve[ok], style, color="C0", lw=1.5 if main else 1, label=f"DMFT, N={n}")
         value, status, stable = long_time_threshold(theory[name]["fixed_point"])
         if status == "ok":
             note = "AT-stable" if stable else "fails AT: approximation"

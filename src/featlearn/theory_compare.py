@@ -148,18 +148,25 @@ def validation_row(model, dm, cells, step):
 
 
 def threshold_rows(models, theory, paths, report_steps, empirical):
-    """One row per model: δ_alg, δ_NN(t) for the reported t (main N and every other N), its
+    """One row per model (``paths``: model → main N): δ_alg, δ_NN(t) for the reported t (main N
+    and every other N), its
     minimum over 1 ≤ t ≤ T with the t where it is reached (the δ above which a negative aligned
     outlier appears at SOME time of the horizon), the long-time δ_NN with its AT status, and the
     empirical δ₅₀ per d of the matching m = 1 sweeps."""
     alg = {r["link"]: r["threshold"] for r in empirical if r["kind"] == "delta_alg_spectral_theory"}
     rows = []
     for name, s in models.items():
-        row = {"model": name, "activation": s["activation"], "link": s["link"], "lr": s["lr"]}
+        row = {
+            "model": name,
+            "activation": s["activation"],
+            "link": s["link"],
+            "lr": s["lr"],
+            "paths": paths[name],
+        }
         row["delta_alg"] = alg.get(s["link"], np.nan)
-        for n, dm in sorted(theory[name]["dmft"].items(), key=lambda kv: (kv[0] != paths, kv[0])):
+        for n, dm in sorted(theory[name]["dmft"].items(), key=lambda kv: (kv[0] != paths[name], kv[0])):
             curve, statuses = delta_nn_curve(dm)
-            suffix = "" if n == paths else f"_N{n}"
+            suffix = "" if n == paths[name] else f"_N{n}"
             for t in report_steps:
                 row[f"delta_nn_t{t}{suffix}"] = curve[t] if statuses[t] == "ok" else np.nan
                 row[f"delta_nn_t{t}{suffix}_status"] = statuses[t]
@@ -180,11 +187,11 @@ def threshold_rows(models, theory, paths, report_steps, empirical):
     return rows
 
 
-def latex_table(rows, report_steps, paths):
+def latex_table(rows, report_steps):
     """The threshold table as a LaTeX tabular (main N only)."""
     ds = sorted({int(k[len("delta50_d") :]) for r in rows for k in r if re.fullmatch(r"delta50_d\d+", k)})
     head = (
-        ["model", r"$\delta_{\rm alg}$"]
+        ["model", "$N$", r"$\delta_{\rm alg}$"]
         + [rf"$\delta_{{\rm NN}}({t})$" for t in report_steps]
         + [r"$\min_t \delta_{\rm NN}(t)$", r"$\delta_{\rm NN}(\infty)$"]
         + [rf"$\delta_{{50}}$, $d={d}$" for d in ds]
@@ -204,7 +211,7 @@ def latex_table(rows, report_steps, paths):
     for r in rows:
         long_time = num(r["delta_nn_long_time"]) + ("" if r["long_time_at_stable"] else "$^\\dagger$")
         cells = (
-            [f"{r['activation']}, {r['link']}".replace("_", r"\_"), num(r["delta_alg"])]
+            [f"{r['activation']}, {r['link']}".replace("_", r"\_"), str(r["paths"]), num(r["delta_alg"])]
             + [num(r[f"delta_nn_t{t}"]) for t in report_steps]
             + [f"{num(r['delta_nn_min'])} ($t={r['delta_nn_argmin_t']}$)", long_time]
             + [num(r.get(f"delta50_d{d}"), r.get(f"delta50_d{d}_err")) for d in ds]
@@ -212,7 +219,7 @@ def latex_table(rows, report_steps, paths):
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}"]
     note = (
-        f"% delta_NN(t): DMFT law with N = {paths} paths (first zero of the outlier margin on the"
+        "% delta_NN(t): DMFT law with N paths (first zero of the outlier margin on the"
         " delta grid); -- : none on the grid or already below it;"
         " $^\\dagger$: fixed point fails its AT check or no crossing."
     )

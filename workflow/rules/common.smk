@@ -127,9 +127,9 @@ def all_targets():
 def theory_settings(model):
     """Settings of a theory model: defaults in float64, the activation's lr, the model's overrides.
 
-    The δ grid is left out (it is passed separately) so that the settings name the model only.
+    The δ grid and N are left out (passed separately) so that the settings name the model only.
     """
-    spec = {k: v for k, v in config["theory"]["models"][model].items() if k != "delta"}
+    spec = {k: v for k, v in config["theory"]["models"][model].items() if k not in ("delta", "paths")}
     return canonical({
         **config["defaults"],
         "dtype": "float64",
@@ -160,9 +160,14 @@ def check_theory_config(theory):
 check_theory_config(config["theory"])
 
 
-def theory_paths():
-    """Every N the DMFT is solved with (the main value first)."""
-    main = config["theory"]["paths"]
+def main_paths(model):
+    """The model's main number of DMFT paths N (its own ``paths`` or the global one)."""
+    return config["theory"]["models"][model].get("paths", config["theory"]["paths"])
+
+
+def theory_paths(model):
+    """Every N the DMFT of ``model`` is solved with (the main value first)."""
+    main = main_paths(model)
     return [main] + [n for n in config["theory"]["paths_scan"] if n != main]
 
 
@@ -188,7 +193,7 @@ THEORY_TABLES = (
 def theory_inputs():
     models = config["theory"]["models"]
     return {
-        "dmft": [dmft_file(m, n) for m in models for n in theory_paths()],
+        "dmft": [dmft_file(m, n) for m in models for n in theory_paths(m)],
         "fixed_point": [f"{RESULTS}/theory/fixed_point/{m}.npz" for m in models],
         "sim": [f for m in models for f in theory_sim_cells(m)],
     }

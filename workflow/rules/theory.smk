@@ -110,7 +110,8 @@ rule theory_tables:
         f"{RESULTS}/benchmarks/theory/tables.tsv"
     params:
         models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
-        theory=canonical({k: config["theory"][k] for k in ("paths", "report_steps", "validation", "horizon")}),
+        theory=canonical({k: config["theory"][k] for k in ("report_steps", "validation", "horizon")}),
+        paths=canonical({m: main_paths(m) for m in config["theory"]["models"]}),
     threads: 1
     resources:
         mem_mb=1000,
@@ -139,7 +140,7 @@ rule theory_figure:
         stem="|".join(THEORY_FIGURES),
     params:
         models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
-        paths=config["theory"]["paths"],
+        paths=canonical({m: main_paths(m) for m in config["theory"]["models"]}),
     threads: 1
     resources:
         mem_mb=1000,
