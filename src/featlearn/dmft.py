@@ -86,12 +86,14 @@ def response_step(t, jac, w_paths, coef):
     partial = np.zeros((_BLOCKS, t + 1))
     for blk in prange(_BLOCKS):
         for k in range(blk * n // _BLOCKS, (blk + 1) * n // _BLOCKS):
-            jac[k, base + t] = 1.0
             for s in range(t):
-                acc = 0.0
-                for u in range(s, t):
-                    acc += coef[u] * w_paths[k, u] * jac[k, _tri(u) + s]
-                jac[k, base + s] = acc
+                jac[k, base + s] = 0.0
+            for u in range(t):  # row t += coef[u] w^u · row u: contiguous, vectorisable axpys
+                c = coef[u] * w_paths[k, u]
+                row_u = _tri(u)
+                for s in range(u + 1):
+                    jac[k, base + s] += c * jac[k, row_u + s]
+            jac[k, base + t] = 1.0
             wt = w_paths[k, t]
             for s in range(t + 1):
                 partial[blk, s] += wt * jac[k, base + s]
