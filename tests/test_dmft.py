@@ -3,6 +3,7 @@ import pytest
 
 from featlearn import dmft
 from featlearn.fixed_point import FixedPointSolver
+from featlearn.loss import loss_derivatives
 from featlearn.outlier import OutlierSolver
 
 
@@ -17,7 +18,7 @@ def restricted_gd(activation, link, delta, lr, steps, p, seed):
     theta /= np.linalg.norm(theta)  # ‖θ⁰‖ = 1 exactly, as in the p → ∞ limit
     out = []
     for _ in range(steps + 1):
-        ell, r, w = dmft.loss_derivatives(activation, 1.0, 0.0, y, a_mat @ theta)
+        ell, r, w = loss_derivatives(activation, 1.0, 0.0, y, a_mat @ theta)
         out.append((theta @ theta, ell.mean(), np.mean(g**2 * w)))
         theta = theta - lr / n * (a_mat.T @ r)
     return np.array(out)
@@ -30,7 +31,7 @@ def test_first_step_norm_matches_the_hand_formula():
     rng = np.random.default_rng(0)
     z = rng.standard_normal(400_000)
     _, y = dmft.path_law(rng, z.size, "he2")
-    _, r, _ = dmft.loss_derivatives("gelu", 1.0, 0.0, y, z)
+    _, r, _ = loss_derivatives("gelu", 1.0, 0.0, y, z)
     ezr = np.mean(z * r)
     expected = 1 - 2 * lr * ezr + lr**2 * (ezr**2 + np.mean(r**2) / delta)
     assert abs(res.norm2[1] - expected) < 0.01 * expected
@@ -97,7 +98,7 @@ def test_fixed_point_solves_its_equations_and_is_a_stationary_point():
     p = fp.weights
     assert abs(p @ (fp.kappa * w / (1 + fp.kappa * w)) - 1 / delta) < 1e-6  # (K)
     assert abs(delta * p @ (omega - z) ** 2 / fp.q - 1) < 1e-6  # (Q)
-    _, r, _ = dmft.loss_derivatives("gelu", 1.0, 0.0, fs.y, z)
+    _, r, _ = loss_derivatives("gelu", 1.0, 0.0, fs.y, z)
     assert np.max(np.abs(z + fp.kappa * r - omega)) < 1e-8  # prox optimality
     assert np.all(1 + fp.kappa * w >= -1e-9)  # a minimiser: F″ ≥ 0
     # at a stationary point m(0) = κ/γ: the bulk equation gives λ_b(κδ) = 0

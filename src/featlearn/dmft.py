@@ -40,8 +40,8 @@ from numba import njit, prange
 from scipy import special
 
 from . import seeds
-from .activations import evaluate
 from .links import get_link
+from .loss import loss_derivatives
 
 _BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
 
@@ -122,13 +122,6 @@ class _GaussianImage:
             v += norm * self.xi[:, coef.size]
             self.basis = np.column_stack([self.basis, resid / norm])
         return v
-
-
-def loss_derivatives(activation, a, b, y, z):
-    """(ℓ, ℓ′, ℓ″) of ℓ(y, z) = (aσ(z + b) − y)²/2 in z."""
-    s, ds, d2s = evaluate(activation, z + b)
-    e = a * s - y
-    return 0.5 * e**2, e * a * ds, (a * ds) ** 2 + e * a * d2s
 
 
 def stratified_normal(rng, size):

@@ -23,9 +23,9 @@ import numpy as np
 from numba import njit, prange
 from scipy import optimize
 
-from .activations import activation, activation_code
-from .dmft import loss_derivatives
+from .activations import activation_code
 from .links import get_link
+from .loss import derivatives, loss_derivatives
 
 
 @dataclass
@@ -44,13 +44,6 @@ class FixedPoint:
         return bool(self.at_value < 1.0)
 
 
-@njit(cache=True)
-def _loss(code, a, b, y, u):
-    s, ds, d2s = activation(code, u + b)
-    e = a * s - y
-    return 0.5 * e * e, e * a * ds, (a * ds) ** 2 + e * a * d2s
-
-
 @njit(parallel=True, cache=True)
 def prox(code, a, b, y, omega, kappa, scan=128):
     """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z)."""
@@ -58,18 +51,18 @@ def prox(code, a, b, y, omega, kappa, scan=128):
     z = np.empty(n)
     w = np.empty(n)
     for i in prange(n):
-        ell0, _, _ = _loss(code, a, b, y[i], omega[i])
+        ell0, _, _ = derivatives(code, a, b, y[i], omega[i])
         radius = math.sqrt(2.0 * kappa * ell0) + 1e-12
         best, best_u = ell0, omega[i]
         for j in range(scan + 1):
             u = omega[i] - radius + 2.0 * radius * j / scan
-            ell, _, _ = _loss(code, a, b, y[i], u)
+            ell, _, _ = derivatives(code, a, b, y[i], u)
             f = ell + (u - omega[i]) ** 2 / (2.0 * kappa)
             if f < best:
                 best, best_u = f, u
         u = best_u
         for _ in range(50):  # Newton on F′(u) = ℓ′ + (u − ω)/κ, guarded by F″ > 0
-            _, d1, d2 = _loss(code, a, b, y[i], u)
+            _, d1, d2 = derivatives(code, a, b, y[i], u)
             hess = d2 + 1.0 / kappa
             if hess <= 0.0:
                 break
@@ -78,7 +71,7 @@ def prox(code, a, b, y, omega, kappa, scan=128):
             if abs(step) < 1e-13 * (1.0 + abs(u)):
                 break
         z[i] = u
-        _, _, w[i] = _loss(code, a, b, y[i], u)
+        _, _, w[i] = derivatives(code, a, b, y[i], u)
     return z, w
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .activations import evaluate
+from .loss import loss_derivatives
 
 
 @dataclass
@@ -134,8 +134,8 @@ class OutlierSolver:
 
 
 def empirical_weights(x, y, theta, a, b, activation, hard):
-    """(g², w) of a single-neuron state: g = x·θ*, w = ∂²_z ℓ = c²σ′(z)² + (cσ(z) − y)cσ″(z), c = a₁."""
+    """(g², w) of a single-neuron state: g = x·θ*, w = ℓ″(y_i, x_i·θ) of ``loss`` (second layer a₁,
+    bias b₁)."""
     x = np.asarray(x, dtype=np.float64)
-    s, ds, d2s = evaluate(activation, x @ theta[0] + b[0])
-    c = a[0]
-    return (x @ hard) ** 2, (c * ds) ** 2 + (c * s - y) * c * d2s
+    _, _, w = loss_derivatives(activation, a[0], b[0], y, x @ theta[0])
+    return (x @ hard) ** 2, w

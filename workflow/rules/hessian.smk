@@ -10,7 +10,7 @@ rule hessian_cell:
         "Restricted GD plateau and Hessian spectrum: {wildcards.activation}, delta={wildcards.delta}"
     input:
         ENGINE_SOURCES,
-        code("hessian.py", "plateau.py", "outlier.py"),
+        code("hessian.py", "plateau.py", "outlier.py", "loss.py"),
         cache=f"{NUMBA_CACHE}/ready",
     output:
         f"{RESULTS}/hessian/{{activation}}/delta{{delta}}.npz",

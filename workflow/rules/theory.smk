@@ -5,7 +5,7 @@ localrules:
     theory_tables,
 
 
-THEORY_CODE = code("dmft.py", "outlier.py", "theory.py", "activations.py", "links.py", "seeds.py")
+THEORY_CODE = code("dmft.py", "loss.py", "outlier.py", "theory.py", "activations.py", "links.py", "seeds.py")
 
 
 rule dmft_model:
@@ -42,7 +42,7 @@ rule fixed_point_model:
     message:
         "Static RS fixed point, AT check and outlier: model {wildcards.model}"
     input:
-        code("fixed_point.py", "dmft.py", "outlier.py", "theory.py", "activations.py", "links.py"),
+        code("fixed_point.py", "loss.py", "outlier.py", "theory.py", "activations.py", "links.py"),
         cache=f"{NUMBA_CACHE}/ready",
     output:
         f"{RESULTS}/theory/fixed_point/{{model}}.npz",
@@ -70,7 +70,7 @@ rule theory_sim_cell:
         "Restricted GD over the DMFT horizon (the referee): model {wildcards.model}, delta={wildcards.delta}"
     input:
         ENGINE_SOURCES,
-        code("hessian.py", "plateau.py", "outlier.py", "theory_sim.py"),
+        code("hessian.py", "plateau.py", "outlier.py", "loss.py", "theory_sim.py"),
         cache=f"{NUMBA_CACHE}/ready",
     output:
         f"{RESULTS}/theory/sim/{{model}}/delta{{delta}}.npz",
