@@ -63,10 +63,6 @@ class DMFTResult:
     y: np.ndarray  # y of each path, shape (N,)
     w: np.ndarray  # w^t of each path, shape (T + 1, N)
 
-    @property
-    def steps(self):
-        return np.arange(self.norm2.size)
-
 
 @njit(cache=True)
 def _tri(t):
@@ -108,19 +104,22 @@ class _GaussianImage:
 
     def __init__(self, xi):
         self.xi = xi  # N × (T+1), iid N(0, 1/N)
-        self.basis = np.empty((xi.shape[0], 0))
+        self.store = np.empty_like(xi)  # orthonormal basis q_0, q_1, … in its first ``rank`` columns
+        self.rank = 0
 
     def __call__(self, r):
-        coef = self.basis.T @ r
-        resid = r - self.basis @ coef
-        coef2 = self.basis.T @ resid  # second pass: numerically orthogonal
+        basis = self.store[:, : self.rank]
+        coef = basis.T @ r
+        resid = r - basis @ coef
+        coef2 = basis.T @ resid  # second pass: numerically orthogonal
         coef += coef2
-        resid -= self.basis @ coef2
-        v = self.xi[:, : coef.size] @ coef
+        resid -= basis @ coef2
+        v = self.xi[:, : self.rank] @ coef
         norm = np.linalg.norm(resid)
         if norm > 1e-12 * np.linalg.norm(r):
-            v += norm * self.xi[:, coef.size]
-            self.basis = np.column_stack([self.basis, resid / norm])
+            v += norm * self.xi[:, self.rank]
+            self.store[:, self.rank] = resid / norm
+            self.rank += 1
         return v
 
 

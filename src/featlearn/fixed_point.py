@@ -162,7 +162,7 @@ class FixedPointSolver:
             raise ValueError(f"no fixed point with q in {q_bracket} at delta={delta}")
         log_q = optimize.brentq(resid, lo, hi, xtol=1e-7)
         q = math.exp(log_q)
-        return self._result(delta, self.kappa_for(q, delta), q)
+        return self._result(delta, self.kappa_for(q, delta, kappa_guess[0]), q)
 
     def _result(self, delta, kappa, q):
         z, w, _ = self.law(kappa, q)
