@@ -9,16 +9,12 @@ hard diagonal entry of the Hessian), and at ``spectrum_steps`` the bottom of the
 
 import numpy as np
 
-from . import gd, hessian, outlier, sweep
-from .plateau import hard_directions, semi_empirical_outlier
+from .plateau import RestrictedProblem
 
 
 def restricted_trajectory(settings, d, delta, seed_index, steps, spectrum_steps, k, log=print):
     """One seed; a dict of arrays (per-step arrays have length steps + 1)."""
-    data, theta0, a, b = sweep.trial_setup(settings, d, delta, seed_index)
-    u = hard_directions(data["theta_star"], settings["link"])
-    act = settings["activation"]
-    x64 = np.asarray(data["X"], dtype=np.float64)
+    prob = RestrictedProblem.setup(settings, d, delta, seed_index)
     slot = {int(t): i for i, t in enumerate(spectrum_steps)}
     h11 = np.full(steps + 1, np.nan)
     spec = {
@@ -29,32 +25,21 @@ def restricted_trajectory(settings, d, delta, seed_index, steps, spectrum_steps,
     }
 
     def checkpoint(t, theta):
-        g2, w = outlier.empirical_weights(x64, data["y"], theta, a, b, act, u[:, 0])
+        g2, w = prob.weights(theta)
         h11[t] = np.mean(g2 * w)
         if t in slot:
             i = slot[t]
-            s = hessian.spectrum(x64, data["y"], theta, a, b, act, u, k=k)
+            s = prob.spectrum(theta, k)
             spec["eigenvalues"][i], spec["overlap2"][i], spec["bulk_edge"][i] = (
                 s.eigenvalues,
                 s.hard_overlap2,
                 s.bulk_edge,
             )
-            semi = semi_empirical_outlier(x64, data["y"], theta, a, b, act, u)
+            semi = prob.semi_empirical_outlier(theta, (g2, w))
             spec["semi_outlier"][i], spec["semi_overlap2"][i] = semi.outlier, semi.overlap2
             spec["semi_bulk_edge"][i] = semi.bulk_edge
 
-    traj = gd.run(
-        data,
-        theta0,
-        a,
-        b,
-        act,
-        settings["lr"],
-        steps,
-        np.arange(steps + 1),
-        restrict=u,
-        checkpoint=checkpoint,
-    )
+    traj = prob.run(steps, np.arange(steps + 1), checkpoint)
     log(
         f"seed {seed_index}: {steps} steps, "
         f"lambda_min(t={spectrum_steps[-1]}) = {spec['eigenvalues'][-1, 0]:.4f}"
