@@ -33,6 +33,13 @@ def _rows_by_d(cells):
     return [(d, sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])) for d in ds]
 
 
+def _median_band(ax, rows, keys, colour, label):
+    """A median vs δ with its quantile band as error bars; ``keys`` = (median, lower, upper)."""
+    delta = np.array([r["delta"] for r in rows])
+    med, lo, hi = (np.array([r[key] for r in rows]) for key in keys)
+    ax.errorbar(delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=label)
+
+
 def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
     """Success rate vs δ per d: dots, binomial errors, logistic fit (light → dark = small → large d)."""
     by_d = _rows_by_d(cells)
@@ -57,13 +64,7 @@ def phase_figure(cells, fits, title, cmap="Blues"):
     success_panel(ax_p, cells, fits, cmap)
     by_d = _rows_by_d(cells)
     for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
-        delta = np.array([c["delta"] for c in rows])
-        med = np.array([c["rho_median"] for c in rows])
-        lo = np.array([c["rho_q30"] for c in rows])
-        hi = np.array([c["rho_q70"] for c in rows])
-        ax_r.errorbar(
-            delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}"
-        )
+        _median_band(ax_r, rows, ("rho_median", "rho_q30", "rho_q70"), colour, f"d={d}")
     ax_p.set(title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
     ax_p.legend(frameon=False, fontsize=8)
@@ -226,12 +227,8 @@ def escape_figure(sweeps):
             rows = [r for r in rows if r["escaped"] > 0]
             if not rows:
                 continue
-            delta = np.array([r["delta"] for r in rows])
-            med = np.array([r["escape_step_median"] for r in rows])
-            lo = np.array([r["escape_step_q25"] for r in rows])
-            hi = np.array([r["escape_step_q75"] for r in rows])
-            ax.errorbar(
-                delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=f"d={d}"
+            _median_band(
+                ax, rows, ("escape_step_median", "escape_step_q25", "escape_step_q75"), colour, f"d={d}"
             )
         ax.set(xlabel=r"$\delta$", ylabel="escape step (median, 25–75 %)", yscale="log", title=name)
         ax.legend(frameon=False, fontsize=8)
