@@ -14,7 +14,8 @@ import time
 import numba
 import numpy as np
 
-from featlearn import dmft, theory
+from featlearn.theory import delta_nn as theory
+from featlearn.theory import dmft
 
 TARGET_S = 120.0
 

@@ -20,8 +20,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from featlearn import gd_kernel
-from featlearn.activations import activation, activation_code
+from featlearn.gd import kernel as gd_kernel
+from featlearn.model.activations import activation, activation_code
 
 CODE = activation_code("gelu")
 

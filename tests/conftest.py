@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from featlearn.activations import ACTIVATIONS
+from featlearn.model.activations import ACTIVATIONS
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from conftest import ALL_ACTIVATIONS
 
-from featlearn.activations import activation_code, evaluate
+from featlearn.model.activations import activation_code, evaluate
 
 
 @pytest.mark.parametrize("name", ALL_ACTIVATIONS)

@@ -1,7 +1,7 @@
 import numpy as np
 
-from featlearn import data, metrics, seeds
-from featlearn.links import LINKS, get_link
+from featlearn.model import data, metrics, seeds
+from featlearn.model.links import LINKS, get_link
 
 
 def test_identity_seeds_are_stable_and_distinct():

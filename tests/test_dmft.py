@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from featlearn import dmft
-from featlearn.fixed_point import FixedPointSolver
-from featlearn.loss import loss_derivatives
-from featlearn.outlier import OutlierSolver
+from featlearn.model.loss import loss_derivatives
+from featlearn.theory import dmft
+from featlearn.theory.fixed_point import FixedPointSolver
+from featlearn.theory.outlier import OutlierSolver
 
 
 def restricted_gd(activation, link, delta, lr, steps, p, seed):

@@ -1,9 +1,14 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from featlearn import gd, network, sweep
+from featlearn.gd import engine as gd
+from featlearn.gd import trials as sweep
+from featlearn.model import network
+from featlearn.pipeline.settings import SweepSettings
 
-SETTINGS = dict(
+SETTINGS = SweepSettings(
     seed=7,
     experiment="test",
     activation="gelu",
@@ -37,10 +42,10 @@ def test_log_grid_is_sorted_unique_and_spans_the_run():
 
 def test_engine_matches_plain_numpy_gd(rng):
     """A few steps of the engine against Θ ← Θ − η∇R̂ with the NumPy reference gradient."""
-    settings = dict(SETTINGS, m=3, a=[1.0, 0.5, -0.7], b=[0.1, 0.0, -0.2], steps=5)
-    data, theta0, a, b = sweep.trial_setup(settings, 40, 3.0, 0)
-    traj = gd.run(data, theta0, a, b, "gelu", 0.7, 5, gd.log_grid(5, 10))
-    theta = theta0.copy()
+    settings = replace(SETTINGS, m=3, a=(1.0, 0.5, -0.7), b=(0.1, 0.0, -0.2), steps=5)
+    data, net = sweep.trial_setup(settings, 40, 3.0, 0)
+    traj = gd.run(data, net, gd.Schedule(lr=0.7, steps=5, grid=gd.log_grid(5, 10)))
+    theta, a, b = net.theta0.copy(), net.a, net.b
     for _ in range(5):
         theta -= 0.7 * network.gradient(data["X"], data["y"], theta, a, b, "gelu")
     np.testing.assert_allclose(traj.theta, theta, rtol=1e-11, atol=1e-13)
@@ -58,55 +63,55 @@ def test_same_cell_twice_gives_identical_arrays():
 
 
 def test_trials_and_cells_draw_different_data():
-    a, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
-    b, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 1)
-    c, _, _, _ = sweep.trial_setup(SETTINGS, 30, 3.0, 0)
+    a, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
+    b, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 1)
+    c, _ = sweep.trial_setup(SETTINGS, 30, 3.0, 0)
     assert not np.array_equal(a["X"], b["X"])
     assert not np.array_equal(a["X"][:10], c["X"][:10])
-    again, _, _, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
+    again, _ = sweep.trial_setup(SETTINGS, 30, 2.0, 0)
     np.testing.assert_array_equal(a["X"], again["X"])
 
 
 def test_divergence_is_recorded_not_raised():
-    traj = sweep.run_trial(dict(SETTINGS, activation="quad", lr=50.0), 30, 3.0, 0)
+    traj = sweep.run_trial(replace(SETTINGS, activation="quad", lr=50.0), 30, 3.0, 0)
     assert traj.diverged
-    assert traj.final_step < SETTINGS["steps"]
+    assert traj.final_step < SETTINGS.steps
     assert not traj.frozen
 
 
 def test_freeze_and_escape_step_are_consistent():
-    settings = dict(SETTINGS, steps=300)
+    settings = replace(SETTINGS, steps=300)
     traj = sweep.run_trial(settings, 50, 14.0, 0)
-    if traj.frozen:
-        assert traj.final_rho >= settings["freeze_rho"]
-        assert 0 <= traj.escape_step <= traj.final_step
+    assert traj.frozen  # δ = 14 is far above the GeLU threshold: the trial escapes and freezes
+    assert traj.final_rho >= settings.freeze_rho
+    assert 0 < traj.escape_step <= traj.final_step
     reached = np.isfinite(traj.rho)
     assert np.all(traj.steps[reached] <= traj.final_step)
     # the recorded ρ at the escape step's grid neighbours brackets the escape threshold
-    if traj.escape_step > 0:
-        before = traj.steps[reached] < traj.escape_step
-        assert np.all(traj.rho[reached][before] < settings["escape_rho"])
+    before = traj.steps[reached] < traj.escape_step
+    assert before.any() and np.all(traj.rho[reached][before] < settings.escape_rho)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_dtype_option(dtype):
-    data, _, _, _ = sweep.trial_setup(dict(SETTINGS, dtype=dtype), 20, 2.0, 0)
+    data, _ = sweep.trial_setup(replace(SETTINGS, dtype=dtype), 20, 2.0, 0)
     assert data["X"].dtype == np.dtype(dtype)
     assert data["y"].dtype == np.float64
 
 
 def test_learning_steps_are_first_grid_steps_reaching_the_level():
-    from featlearn.aggregate import learning_step_rows
+    from featlearn.analysis.sweeps import learning_step_rows
 
     steps = np.array([0, 1, 3, 10, 30])
     overlap = np.array([[[0.1, 0.0], [0.6, 0.1], [0.9, 0.2], [0.95, 0.7], [0.97, np.nan]]])
-    rows = learning_step_rows({"direction_overlap": overlap, "steps": steps, "d": 5, "delta": 2.0}, 0.5)
+    cell = {"direction_overlap": overlap, "neuron_overlap": overlap / 2, "steps": steps, "d": 5, "delta": 2.0}
+    rows = learning_step_rows(cell, 0.5)
     assert rows[0]["easy_learned_step"] == 1 and rows[0]["hard_learned_step"] == 10
-    assert rows[0]["hard_final_overlap"] == 0.7
+    assert rows[0]["hard_final_overlap"] == 0.7 and rows[0]["hard_final_neuron_overlap"] == 0.35
 
 
 def test_multi_neuron_multi_index_engine_runs_and_records_both_directions():
-    settings = dict(SETTINGS, link="easy_hard", m=2, lr=2.0, freeze_rho=1.0, steps=30)
+    settings = replace(SETTINGS, link="easy_hard", m=2, lr=2.0, freeze_rho=1.0, steps=30)
     traj = sweep.run_trial(settings, 40, 4.0, 0)
     assert traj.direction_overlap.shape == (traj.steps.size, 2)
     assert np.all((traj.direction_overlap >= 0) & (traj.direction_overlap <= 1))

@@ -1,9 +1,9 @@
 """The conda environment for --sdm conda lists the same dependencies as pyproject.toml."""
 
 import re
+import tomllib
 from pathlib import Path
 
-import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 from conftest import ALL_ACTIVATIONS, small_problem
 
-from featlearn import gd_kernel, network
-from featlearn.activations import activation_code
+from featlearn.gd import kernel as gd_kernel
+from featlearn.model import network
+from featlearn.model.activations import activation_code
 
 
 def kernel(x, y, theta, a, b, name):

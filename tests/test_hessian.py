@@ -1,10 +1,16 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from conftest import small_problem
 from scipy.stats import ortho_group
 from test_engine import SETTINGS
 
-from featlearn import gd, hessian, network, sweep
+from featlearn.gd import engine as gd
+from featlearn.gd import trials as sweep
+from featlearn.hessian import spectrum as hessian
+from featlearn.model import network
+from featlearn.pipeline.settings import PlateauSettings
 
 
 @pytest.mark.parametrize("m", [1, 2])
@@ -25,7 +31,7 @@ def test_lanczos_spectrum_matches_dense(rng, m):
     np.testing.assert_allclose(lanczos.eigenvalues, dense.eigenvalues, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(lanczos.hard_overlap2, dense.hard_overlap2, atol=1e-6)
     assert abs(lanczos.bulk_edge - dense.bulk_edge) < 1e-8
-    assert abs(lanczos.hard_block_min - dense.hard_block_min) < 1e-10
+    assert abs(lanczos.h11 - dense.h11) < 1e-10
 
 
 def test_dense_bulk_edge_is_smallest_eigenvalue_on_the_complement(rng):
@@ -35,7 +41,7 @@ def test_dense_bulk_edge_is_smallest_eigenvalue_on_the_complement(rng):
     bulk = hessian.bulk_eigenvalues(x, y, theta, a, b, "gelu", hard)
     assert abs(spec.bulk_edge - bulk[0]) < 1e-10
     hmat = hessian.hessian_matrix(x, y, theta, a, b, "gelu")
-    assert abs(spec.hard_block_min - hmat[0, 0]) < 1e-12  # m = 1, h = 1: H₁₁
+    assert abs(spec.h11 - hmat[0, 0]) < 1e-12  # m = 1, h = 1: H₁₁
 
 
 @pytest.mark.parametrize("dense_max", [10**6, 0])
@@ -62,20 +68,14 @@ def test_planted_negative_spike_is_recovered(dense_max):
 
 
 def test_restricted_gd_keeps_hard_component_zero_and_decreases_risk():
-    settings = dict(SETTINGS, steps=200, activation="quad", lr=0.05)
-    data, theta0, a, b = sweep.trial_setup(settings, 60, 6.0, 0)
-    u = data["theta_star"]
+    settings = replace(SETTINGS, steps=200, activation="quad", lr=0.05)
+    data, net = sweep.trial_setup(settings, 60, 6.0, 0)
+    u, a, b = data["theta_star"], net.a, net.b
     losses = []
     traj = gd.run(
         data,
-        theta0,
-        a,
-        b,
-        "quad",
-        0.05,
-        200,
-        gd.log_grid(200, 30),
-        restrict=u,
+        net,
+        gd.Schedule(lr=0.05, steps=200, grid=gd.log_grid(200, 30), restrict=u),
         checkpoint=lambda t, th: losses.append(network.risk(data["X"], data["y"], th, a, b, "quad")),
     )
     assert np.all(traj.theta @ u == 0.0)
@@ -84,29 +84,30 @@ def test_restricted_gd_keeps_hard_component_zero_and_decreases_risk():
 
 
 def test_grad_tol_stops_a_converged_run():
-    settings = dict(SETTINGS, activation="quad", lr=0.05)
-    data, theta0, a, b = sweep.trial_setup(settings, 30, 6.0, 0)
-    traj = gd.run(
-        data,
-        theta0,
-        a,
-        b,
-        "quad",
-        0.05,
-        20000,
-        gd.log_grid(20000, 30),
-        restrict=data["theta_star"],
-        grad_tol=1e-6,
+    settings = replace(SETTINGS, activation="quad", lr=0.05)
+    data, net = sweep.trial_setup(settings, 30, 6.0, 0)
+    a, b = net.a, net.b
+    schedule = gd.Schedule(
+        lr=0.05, steps=20000, grid=gd.log_grid(20000, 30), restrict=data["theta_star"], grad_tol=1e-6
     )
+    traj = gd.run(data, net, schedule)
     assert traj.converged and traj.final_step < 20000
     assert np.linalg.norm(network.gradient(data["X"], data["y"], traj.theta, a, b, "quad")[:, 1:]) <= 1e-6
 
 
 def test_plateau_cell_stacks_seeds_that_stop_at_different_steps():
-    from featlearn import plateau
+    from featlearn.hessian import plateau
 
-    settings = dict(SETTINGS, activation="quad", lr=0.05, steps=3000, dtype="float64")
-    cell = plateau.plateau_cell(settings, 30, 6.0, 2, 8, 1e-4, 2, log=lambda _: None)
+    base = {k: v for k, v in SETTINGS.asdict().items() if k != "trials"}
+    settings = PlateauSettings(
+        **base | {"activation": "quad", "lr": 0.05, "steps": 3000},
+        d=30,
+        seeds=2,
+        grad_tol=1e-4,
+        checkpoints=8,
+        k=2,
+    )
+    cell = plateau.plateau_cell(settings, 6.0, log=lambda _: None)
     assert cell["checkpoint_eigenvalues"].shape == (2, cell["checkpoint_steps"].shape[1], 2)
     assert cell["eigenvalues"].shape == (2, 2) and cell["bulk"].shape == (2, 29)
     reached = np.isfinite(cell["checkpoint_bulk_edge"])

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from conftest import ALL_ACTIVATIONS, small_problem
 
-from featlearn import network
+from featlearn.model import network
 
 
 @pytest.mark.parametrize("m", [1, 3])

@@ -1,6 +1,6 @@
 import numpy as np
 
-from featlearn.outlier import OutlierSolver
+from featlearn.theory.outlier import OutlierSolver
 
 
 def test_constant_weights_give_the_marchenko_pastur_edge_and_no_outlier(rng):

@@ -3,7 +3,7 @@ import pytest
 from scipy import integrate
 from scipy.stats import norm
 
-from featlearn import spectral
+from featlearn.spectral import method as spectral
 
 
 @pytest.mark.parametrize("link", ["he2", "square"])

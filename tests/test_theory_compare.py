@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from featlearn.theory import first_crossing
-from featlearn.theory_compare import long_time_threshold, simulated_crossing
+from featlearn.analysis.theory_tables import long_time_threshold, simulated_crossing
+from featlearn.analysis.thresholds import first_crossing
 
 
 def test_first_crossing_interpolates_the_first_sign_change():

@@ -1,30 +1,19 @@
 import numpy as np
+from test_engine import SETTINGS
 
-from featlearn.theory_sim import trajectory_cell
+from featlearn.pipeline.settings import RefereeSettings
+from featlearn.theory.referee import trajectory_cell
 
-SETTINGS = {
-    "seed": 7,
-    "experiment": "test",
-    "activation": "gelu",
-    "link": "bump",
-    "lr": 1.0,
-    "dtype": "float64",
-    "n_test": 50,
-    "theta_star": "e1",
-    "noise": 0.0,
-    "m": 1,
-    "init": "random",
-    "r0": 1.0,
-    "a": 1.0,
-    "b": 0.0,
-    "loss_normalisation": "none",
-}
+BASE = {k: v for k, v in SETTINGS.asdict().items() if k != "trials"}
+REFEREE = RefereeSettings(
+    **BASE | {"link": "bump", "n_test": 50, "steps": 8}, d=40, seeds=2, spectrum_steps=(2, 8), k=2
+)
 
 
 def test_referee_records_consistent_spectra():
     """Per-step arrays are complete; at each spectrum step λ_min ≤ H₁₁ (Rayleigh quotient of e₁),
     λ_min ≤ bulk edge, overlaps² in [0, 1]; the loss decreases along restricted GD."""
-    cell = trajectory_cell(SETTINGS, 40, 6.0, 2, 8, [2, 8], 2, log=lambda *_: None)
+    cell = trajectory_cell(REFEREE, 6.0, log=lambda *_: None)
     assert cell["norm2"].shape == (2, 9) and np.isfinite(cell["h11"]).all()
     steps = cell["spectrum_steps"]
     lam = cell["eigenvalues"][:, :, 0]

@@ -1,7 +1,7 @@
 import numpy as np
 from scipy import optimize
 
-from featlearn.thresholds import fit_logistic, logistic
+from featlearn.analysis.thresholds import fit_logistic, logistic
 
 
 def test_logistic_fit_recovers_known_parameters():

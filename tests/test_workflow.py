@@ -1,5 +1,6 @@
 """Workflow tests: schema errors, dry-run of the whole DAG, a tiny end-to-end run, and reruns."""
 
+import functools
 import re
 import shutil
 import subprocess
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from featlearn.pipeline import manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
@@ -63,6 +66,32 @@ BAD_CONFIGS = {
         {"grokking": {"fig2_grokking_gelu": {"delta": "1e1"}}},
         "grokking.fig2_grokking_gelu.delta",
     ),
+    "NaN delta": ({"sweeps": {"quad": {"delta": [3.0, float("nan")]}}}, "sweeps.quad.delta.1"),
+    "infinite tolerance": ({"hessian": {"grad_tol": float("inf")}}, "hessian.grad_tol"),
+    "unknown sweep in a width group": (
+        {"width": {"groups": {"gelu": ["gelu", "gelu_m3"]}}},
+        "width.groups.gelu.1",
+    ),
+    "unknown sweep in figure1": ({"figure1": {"random": "gelu_rnd"}}, "figure1.random"),
+    "unknown easy_hard sweep": ({"easy_hard": {"sweep": "nope"}}, "easy_hard.sweep"),
+    "duplicate figure stems": ({"sweeps": {"quad": {"figure": "fig4_phase_gelu"}}}, "sweeps"),
+    "referee delta off the model grid": (
+        {"theory": {"simulation": {"delta": {"quad": [4.5]}}}},
+        "theory.simulation.delta.quad.0",
+    ),
+    "unknown theory model key": (
+        {"theory": {"models": {"quad": {"dtype": "float32"}}}},
+        "theory.models.quad",
+    ),
+    "loss normalisation the Hessian cells ignore": (
+        {"defaults": {"loss_normalisation": "variance"}},
+        "defaults.loss_normalisation",
+    ),
+    "spectral init of a theory model": ({"defaults": {"init": "spectral"}}, "defaults.init"),
+    "histogram delta not in the grid": (
+        {"hessian": {"histogram": {"quad": [4.0, 15.0]}}},
+        "hessian.histogram.quad.1",
+    ),
 }
 
 
@@ -72,10 +101,17 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, case):
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(override))
     proc = snakemake(ROOT, "-n", "--configfile", str(bad), check=False)
-    assert proc.returncode != 0
+    assert proc.returncode != 0, proc.stdout[-2000:]
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "config error at" in ln]
     assert len(lines) == 1 and f"'{key}'" in lines[0], proc.stderr[-2000:]
     assert "Job stats" not in proc.stdout
+
+
+def test_a_cell_that_cannot_fit_in_memory_fails_before_any_job():
+    proc = snakemake(ROOT, "-n", "--resources", "mem_mb=500", check=False)
+    assert proc.returncode != 0
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "config error at" in ln]
+    assert len(lines) == 1 and "more than the 500 MB available" in lines[0], proc.stderr[-2000:]
 
 
 def test_missing_key_fails_naming_it(tmp_path):
@@ -104,29 +140,33 @@ def test_tiny_end_to_end(tiny_run):
         "fig2_grokking_gelu",
         "fig4_phase_gelu",
         "fig5_phase_quad",
-        "fig4_phase_gelu_spectral",
+        "extra_phase_gelu_spectral",
         "fig7_hessian_spectrum",
         "fig8_hessian_vs_delta",
-        "fig8_hessian_trajectory",
-        "fig_escape_steps",
+        "extra_hessian_trajectory",
+        "extra_escape_steps",
         "fig6_width",
         "fig11_easy_hard",
         "fig9_dmft_vs_simulation",
-        "fig10_outlier_vs_time",
-        "fig10_delta_nn",
+        "fig10a_outlier_vs_time",
+        "fig10b_delta_nn",
     )
     for stem in stems:
         for ext in ("pdf", "png"):
             assert (results / "figures" / f"{stem}.{ext}").stat().st_size > 1000
+    made = {p.stem for p in (results / "figures").glob("*.pdf")}
+    assert made == {f.stem for f in manifest.figures(yaml.safe_load(TINY.read_text()))}
     table = (results / "tables" / "thresholds.csv").read_text().splitlines()
     assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
     assert sum(row.startswith("delta50") for row in table) == 5  # one per (sweep, d), easy_hard excluded
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     theory = (results / "tables" / "theory_thresholds.csv").read_text().splitlines()
-    assert theory[0].startswith("model,activation,link,lr,paths,delta_alg,delta_nn_t2,")
+    assert theory[0].startswith("model,activation,link,lr,n_paths,delta_alg,delta_nn_t2,")
     assert len(theory) == 3  # one row per theory model
     assert "\\begin{tabular}" in (results / "tables" / "theory_thresholds.tex").read_text()
-    assert all((results / "logs").rglob("*.log"))
+    logs = list((results / "logs").rglob("*.log"))
+    jobs = sum(job_counts(snakemake(tiny_run, "-n", "--forceall").stdout).values()) - 1  # 'all' has no log
+    assert len(logs) == jobs and all(log.stat().st_size > 0 for log in logs)
     nothing = snakemake(tiny_run, "-n")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
@@ -147,7 +187,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "escape_figure": 1,
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
         "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
-        "theory_figure": 1,  # fig10_delta_nn draws them
+        "theory_figure": 1,  # fig10b_delta_nn draws them
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout
@@ -179,3 +219,113 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "all": 1,
     }
     assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout
+
+
+def rule_scripts():
+    """{rule: script} read from the rule files' text (independently of the workflow's own helpers)."""
+    out = {}
+    for path in (ROOT / "workflow" / "rules").glob("*.smk"):
+        for block in re.split(r"\n(?=rule )", path.read_text()):
+            name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)
+            if name and script:
+                out[name.group(1)] = script.group(1)
+    return out
+
+
+RUNTIME_IMPORTS = """
+import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+for node in tree.body:
+    if isinstance(node, (ast.Import, ast.ImportFrom)) and "featlearn" in ast.unparse(node):
+        exec(ast.unparse(node))
+for name, module in sorted(sys.modules.items()):
+    if name.split(".")[0] == "featlearn":
+        print(module.__file__)
+"""
+
+
+@functools.cache
+def runtime_imports(script):
+    """Files of the featlearn modules Python loads when it runs the imports of ``script``."""
+    proc = subprocess.run(
+        ["python", "-c", RUNTIME_IMPORTS, str(ROOT / "workflow" / "scripts" / script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return {str(Path(f).resolve().relative_to(ROOT)) for f in proc.stdout.split()}
+
+
+@pytest.mark.parametrize("script", sorted(set(rule_scripts().values())))
+def test_derived_code_inputs_are_the_modules_the_script_imports(script):
+    from featlearn.pipeline.deps import module_closure
+
+    derived = {
+        str(f.relative_to(ROOT))
+        for f in module_closure(ROOT / "workflow/scripts" / script, ROOT / "src/featlearn")
+    }
+    assert derived == runtime_imports(script)
+
+
+def test_no_hand_kept_module_lists_in_the_rules():
+    """Rules name only their scripts; the modules behind them are derived (``code(script)``)."""
+    text = "".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
+    named = set(re.findall(r'code\("(\w+\.py)"\)', text))
+    assert named and named <= {p.name for p in (ROOT / "workflow" / "scripts").glob("*.py")}
+    assert "src/featlearn" not in text and "workflow.basedir) /" not in text
+
+
+def detailed_summary(workdir):
+    """(output, rule, input files, plan) of every output, from ``--detailed-summary``."""
+    proc = snakemake(workdir, "--detailed-summary")
+    rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
+    return [(row[0], row[2], set(row[4].split(",")), row[7]) for row in rows]
+
+
+def downstream(rows, outputs):
+    """Every output that reads, directly or not, one of ``outputs``."""
+    reached, frontier = set(outputs), set(outputs)
+    while frontier:
+        frontier = {out for out, _, inputs, _ in rows if inputs & frontier} - reached
+        reached |= frontier
+    return reached
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["theory/dmft.py", "model/loss.py", "analysis/criteria.py", "plotting/theory_figures.py", "gd/trials.py"],
+)
+def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, tmp_path, module):
+    """The rules with the module among their inputs are those whose script imports it (at run
+    time, checked independently), and the edit schedules exactly them and what reads their outputs."""
+    work = tmp_path / "copy"
+    shutil.copytree(tiny_run, work, symlinks=True)
+    with open(work / "src" / "featlearn" / module, "a") as fh:
+        fh.write("\n# an edit\n")
+    path = f"src/featlearn/{module}"
+    importers = {rule for rule, script in rule_scripts().items() if path in runtime_imports(script)}
+    # the kernel warm-up of a rule that runs kernels imports what that rule's script imports
+    warmed = {
+        "run_cell",
+        "run_grokking",
+        "hessian_cell",
+        "dmft_model",
+        "fixed_point_model",
+        "theory_sim_cell",
+    }
+    if any(rule_scripts()[rule].removesuffix(".py") in warmed for rule in importers):
+        importers.add("numba_cache")
+    assert importers  # every listed module is imported somewhere
+    rows = detailed_summary(work)
+    assert {rule for _, rule, inputs, _ in rows if path in inputs} == importers
+    direct = {out for out, rule, inputs, _ in rows if path in inputs}
+    expected = {rule for out, rule, _, _ in rows if out in downstream(rows, direct)}
+    assert {rule for _, rule, _, plan in rows if plan == "update pending"} == expected
+
+
+def test_a_copied_checkout_reruns_nothing(tiny_run, tmp_path):
+    work = tmp_path / "moved"
+    shutil.copytree(tiny_run, work, symlinks=True)
+    proc = snakemake(work, "-n")
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]

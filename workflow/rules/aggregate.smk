@@ -11,7 +11,7 @@ rule aggregate_sweep:
         "Summarising sweep {wildcards.sweep} and fitting its thresholds"
     input:
         cells=lambda w: sweep_cells(w.sweep),
-        code=code("aggregate.py", "thresholds.py"),
+        code=code("aggregate_sweep.py"),
     output:
         cells=f"{RESULTS}/tables/{{sweep}}_cells.csv",
         thresholds=f"{RESULTS}/tables/{{sweep}}_thresholds.csv",
@@ -35,6 +35,7 @@ rule threshold_table:
     message:
         "Collecting the threshold table"
     input:
+        code=code("threshold_table.py"),
         # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
         sweeps=[
             f"{RESULTS}/tables/{name}_thresholds.csv"

@@ -1,10 +1,17 @@
-# Helpers shared by the rules: config validation, per-sweep settings, target lists.
+# Helpers shared by the rules: config validation and checks, typed settings, derived code
+# dependencies, resources and the target list.  Every path is relative to the working directory,
+# so a copied or moved checkout with its results/ is up to date.
 import os
 from pathlib import Path
 
 import jsonschema
 import yaml
 from snakemake.exceptions import WorkflowError
+
+from featlearn.pipeline import checks, manifest
+from featlearn.pipeline import resources as estimate
+from featlearn.pipeline import settings as typed
+from featlearn.pipeline.deps import module_closure, module_names
 
 
 def validate_config(cfg, schema_path):
@@ -17,36 +24,43 @@ def validate_config(cfg, schema_path):
         raise WorkflowError(f"config error at '{key}': {error.message}")
 
 
+def memory_limit():
+    """The most memory one job may take: the profile's --resources mem_mb and, when jobs run on
+    this machine, its physical memory."""
+    limits = []
+    given = getattr(workflow.global_resources.get("mem_mb"), "value", None)
+    if isinstance(given, int):
+        limits.append(given)
+    if workflow.local_exec and estimate.machine_mem_mb():
+        limits.append(estimate.machine_mem_mb())
+    return min(limits) if limits else None
+
+
 validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+try:
+    checks.check_config(config, memory_limit())
+except checks.ConfigError as error:
+    raise WorkflowError(str(error)) from None
 
 RESULTS = "results"
 NUMBA_CACHE = f"{RESULTS}/.numba_cache"
 ENV = "../../envs/featlearn.yaml"
-PKG = Path(workflow.basedir) / "src" / "featlearn"
-def code(*modules):
-    """Paths of featlearn modules a rule depends on (inputs, so that editing them reruns it)."""
-    return [str(PKG / m) for m in modules]
+ROOT = Path(workflow.basedir)
+FIGURES = manifest.figures(config)
 
 
-# The numerics a simulation depends on: editing any of them reruns the simulations (mtime trigger).
-ENGINE_SOURCES = code(
-    "activations.py",
-    "links.py",
-    "seeds.py",
-    "data.py",
-    "network.py",
-    "gd_kernel.py",
-    "gd.py",
-    "metrics.py",
-    "sweep.py",
-    "spectral.py",
-)
+def code(script):
+    """The featlearn modules ``workflow/scripts/<script>`` runs, transitively (derived from its
+    imports by ``featlearn.pipeline.deps``), relative to the working directory: editing any of
+    them reruns the rule."""
+    files = module_closure(ROOT / "workflow" / "scripts" / script, ROOT / "src" / "featlearn")
+    return [os.path.relpath(f) for f in files]
 
 
-def canonical(params):
-    """A dict with sorted keys, recursively: Snakemake compares params in order, so key order in a
-    config file must not make a job look changed."""
-    return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
+def kernel_cache(script):
+    """The numba cache warmed for the kernels ``workflow/scripts/<script>.py`` uses (rule
+    numba_cache), an input of the rules that run that script."""
+    return f"{NUMBA_CACHE}/{script}.ready"
 
 
 def fmt(value):
@@ -54,41 +68,10 @@ def fmt(value):
     return f"{float(value):g}"
 
 
-def run_settings(group, name):
-    """Merged settings of a sweep or grokking run: defaults < per-activation lr/steps < overrides.
-
-    The lists of d and δ and the figure name are left out, so that editing them reruns no
-    existing cell.
-    """
-    spec = config[group][name]
-    act = spec["activation"]
-    merged = {
-        **config["defaults"],
-        "lr": config["learning_rate"][act],
-        "steps": config["steps"][act],
-        **spec,
-        "seed": config["seed"],
-        "experiment": name,
-    }
-    if group == "sweeps":
-        for key in ("d", "delta", "figure"):
-            del merged[key]
-    return canonical(merged)
-
-
-def hessian_settings(activation):
-    """Settings of a plateau cell: the defaults in float64, the activation's lr and step budget."""
-    spec = config["hessian"]
-    return canonical({
-        **config["defaults"],
-        "dtype": "float64",
-        "activation": activation,
-        "lr": config["learning_rate"][activation],
-        "steps": config["steps"][activation],
-        "seed": config["seed"],
-        "experiment": "hessian",
-        **{k: spec[k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")},
-    })
+def canonical(params):
+    """A dict with sorted keys, recursively: Snakemake compares params in order, so key order in a
+    config file must not make a job look changed."""
+    return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
 
 
 def sweep_cells(name):
@@ -100,79 +83,37 @@ def sweep_cells(name):
 
 
 def sweep_of_figure(stem):
-    """The sweep whose figure has file stem ``stem``."""
+    """The sweep whose phase figure has file stem ``stem`` (stems are unique: checked)."""
     return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
+
+
+def phase_title(stem):
+    s = typed.sweep_settings(config, sweep_of_figure(stem))
+    return f"{s.activation}, y = {s.link}"
+
+
+def stems_of(rule_name):
+    """The figure stems a rule draws (from the manifest)."""
+    return [f.stem for f in FIGURES if f.rule == rule_name]
+
+
+def stem_constraint(rule_name):
+    return "|".join(stems_of(rule_name)) or "^$"
 
 
 def figure_files(stem):
     return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 
 
-def all_targets():
-    targets = [f"{RESULTS}/tables/thresholds.csv"]
-    for spec in config["sweeps"].values():
-        targets += figure_files(spec["figure"])
-    for name in config["grokking"]:
-        targets += figure_files(name)
-    targets += figure_files(config["figure1"]["stem"])
-    targets += figure_files(config["width"]["stem"]) + figure_files(config["easy_hard"]["stem"])
-    for stem in ("fig7_hessian_spectrum", "fig8_hessian_vs_delta", "fig8_hessian_trajectory", "fig_escape_steps"):
-        targets += figure_files(stem)
-    for stem in THEORY_FIGURES:
-        targets += figure_files(stem)
-    targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
-    return targets
+def main_n_paths(model):
+    """The model's main number of DMFT paths N (its own ``n_paths`` or the global one)."""
+    return config["theory"]["models"][model].get("n_paths", config["theory"]["n_paths"])
 
 
-def theory_settings(model):
-    """Settings of a theory model: defaults in float64, the activation's lr, the model's overrides.
-
-    The δ grid and N are left out (passed separately) so that the settings name the model only.
-    """
-    spec = {k: v for k, v in config["theory"]["models"][model].items() if k not in ("delta", "paths")}
-    return canonical({
-        **config["defaults"],
-        "dtype": "float64",
-        "lr": config["learning_rate"][spec["activation"]],
-        **spec,
-        "seed": config["seed"],
-        "experiment": f"theory_{model}",
-    })
-
-
-def check_theory_config(theory):
-    """Cross-key checks the schema cannot express; one line naming the key."""
-    horizon, models = theory["horizon"], theory["models"]
-    for key, steps in (("report_steps", theory["report_steps"]), ("simulation.spectrum_steps", theory["simulation"]["spectrum_steps"])):
-        if max(steps) > horizon:
-            raise WorkflowError(f"config error at 'theory.{key}': step {max(steps)} is beyond the horizon {horizon}")
-    for key, names in (("simulation.delta", theory["simulation"]["delta"]), ("hessian_overlay", theory["hessian_overlay"].values())):
-        for name in names:
-            if name not in models:
-                raise WorkflowError(f"config error at 'theory.{key}': {name!r} is not a theory model")
-    val = theory["validation"]
-    if val["model"] not in theory["simulation"]["delta"]:
-        raise WorkflowError(f"config error at 'theory.validation.model': {val['model']!r} has no simulation.delta")
-    if val["step"] not in theory["simulation"]["spectrum_steps"]:
-        raise WorkflowError(f"config error at 'theory.validation.step': {val['step']} is not a spectrum step")
-
-
-check_theory_config(config["theory"])
-
-
-def main_paths(model):
-    """The model's main number of DMFT paths N (its own ``paths`` or the global one)."""
-    return config["theory"]["models"][model].get("paths", config["theory"]["paths"])
-
-
-def theory_paths(model):
+def theory_n_paths(model):
     """Every N the DMFT of ``model`` is solved with (the main value first)."""
-    main = main_paths(model)
-    return [main] + [n for n in config["theory"]["paths_scan"] if n != main]
-
-
-def dmft_file(model, paths):
-    return f"{RESULTS}/theory/dmft/{model}_N{paths}.npz"
+    main = main_n_paths(model)
+    return [main] + [n for n in config["theory"]["n_paths_scan"] if n != main]
 
 
 def theory_sim_cells(model):
@@ -180,7 +121,47 @@ def theory_sim_cells(model):
     return [f"{RESULTS}/theory/sim/{model}/delta{fmt(dl)}.npz" for dl in spec["delta"].get(model, [])]
 
 
-THEORY_FIGURES = ("fig9_dmft_vs_simulation", "fig10_outlier_vs_time", "fig10_delta_nn")
+def theory_inputs():
+    models = config["theory"]["models"]
+    return {
+        "dmft": [f"{RESULTS}/theory/dmft/{m}_N{n}.npz" for m in models for n in theory_n_paths(m)],
+        "fixed_point": [f"{RESULTS}/theory/fixed_point/{m}.npz" for m in models],
+        "sim": [f for m in models for f in theory_sim_cells(m)],
+    }
+
+
+def theory_model_params():
+    """Every theory model's settings (as dicts, sorted by name) and main N."""
+    models = sorted(config["theory"]["models"])
+    return (
+        {m: typed.theory_model_settings(config, m).asdict() for m in models},
+        {m: main_n_paths(m) for m in models},
+    )
+
+
+# Resources of the parametrised jobs (formulas: featlearn.pipeline.resources).
+
+def sweep_cell_mem_mb(w):
+    s = typed.sweep_settings(config, w.sweep)
+    return estimate.gd_cell_mem_mb(int(w.d), float(w.delta), s.n_test, s.dtype)
+
+
+def sweep_cell_runtime(w):
+    s = typed.sweep_settings(config, w.sweep)
+    return estimate.gd_cell_runtime(int(w.d), float(w.delta), s.dtype, s.steps, s.trials)
+
+
+def grokking_mem_mb(w):
+    s = typed.long_run_settings(config, w.name)
+    return estimate.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype)
+
+
+def grokking_runtime(w):
+    s = typed.long_run_settings(config, w.name)
+    return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1)
+
+
+THEORY_KINDS = manifest.THEORY_KINDS
 THEORY_TABLES = (
     "theory_thresholds.csv",
     "theory_thresholds.tex",
@@ -190,10 +171,28 @@ THEORY_TABLES = (
 )
 
 
-def theory_inputs():
-    models = config["theory"]["models"]
-    return {
-        "dmft": [dmft_file(m, n) for m in models for n in theory_paths(m)],
-        "fixed_point": [f"{RESULTS}/theory/fixed_point/{m}.npz" for m in models],
-        "sim": [f for m in models for f in theory_sim_cells(m)],
-    }
+def all_targets():
+    targets = [f"{RESULTS}/tables/thresholds.csv"]
+    targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
+    for figure in FIGURES:
+        targets += figure_files(figure.stem)
+    return targets
+
+
+def plateau_mem_mb(w):
+    s = typed.plateau_settings(config, w.activation)
+    return estimate.restricted_mem_mb(s.d, float(w.delta), s.m)
+
+
+def plateau_runtime(w):
+    s = typed.plateau_settings(config, w.activation)
+    return estimate.restricted_runtime(s.d, float(w.delta), s.steps, s.seeds, s.checkpoints + 1, s.m)
+
+
+def referee_mem_mb(w):
+    return estimate.restricted_mem_mb(config["theory"]["simulation"]["d"], float(w.delta))
+
+
+def referee_runtime(w):
+    s = typed.referee_settings(config, w.model)
+    return estimate.restricted_runtime(s.d, float(w.delta), s.steps, s.seeds, len(s.spectrum_steps))

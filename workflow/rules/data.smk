@@ -3,17 +3,21 @@
 
 rule numba_cache:
     message:
-        "Compiling the numba kernels into the on-disk cache"
+        "Compiling the numba kernels of {wildcards.script}.py into the on-disk cache"
     input:
-        ENGINE_SOURCES,
+        # the warm-up and its consumer import the same modules: editing one reruns both
+        code=lambda w: sorted(set(code("warm_numba.py")) | set(code(f"{w.script}.py"))),
     output:
-        ready=touch(f"{NUMBA_CACHE}/ready"),
+        ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
     log:
-        f"{RESULTS}/logs/numba_cache.log",
+        f"{RESULTS}/logs/numba_cache/{{script}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/numba_cache.tsv"
+        f"{RESULTS}/benchmarks/numba_cache/{{script}}.tsv"
+    wildcard_constraints:
+        script=r"\w+",
     params:
         cache_dir=lambda w, output: os.path.dirname(output.ready),
+        modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -28,7 +32,7 @@ rule grokking_dataset:
     message:
         "Generating the dataset of the long run {wildcards.name}"
     input:
-        ENGINE_SOURCES,
+        code=code("make_dataset.py"),
     output:
         directory(f"{RESULTS}/data/{{name}}"),
     log:
@@ -36,10 +40,10 @@ rule grokking_dataset:
     benchmark:
         f"{RESULTS}/benchmarks/grokking_dataset/{{name}}.tsv"
     params:
-        settings=lambda w: run_settings("grokking", w.name),
+        settings=lambda w: typed.long_run_settings(config, w.name).asdict(),
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=lambda w: grokking_mem_mb(w),
         runtime=10,
     conda:
         ENV

@@ -15,7 +15,7 @@ rule phase_figure:
     message:
         "Drawing {wildcards.stem}"
     input:
-        code=code("plotting.py"),
+        code=code("plot_phase.py"),
         cells=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_cells.csv",
         thresholds=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_thresholds.csv",
     output:
@@ -25,9 +25,9 @@ rule phase_figure:
     benchmark:
         f"{RESULTS}/benchmarks/figures/{{stem}}.tsv"
     wildcard_constraints:
-        stem="|".join(spec["figure"] for spec in config["sweeps"].values()) or "^$",
+        stem=stem_constraint("phase_figure"),
     params:
-        title=lambda w: "{activation}, y = {link}".format(**run_settings("sweeps", sweep_of_figure(w.stem))),
+        title=lambda w: phase_title(w.stem),
     threads: 1
     resources:
         mem_mb=1000,
@@ -42,7 +42,7 @@ rule grokking_figure:
     message:
         "Drawing {wildcards.name}"
     input:
-        code=code("plotting.py"),
+        code=code("plot_grokking.py"),
         run=f"{RESULTS}/grokking/{{name}}.npz",
     output:
         figure_files("{name}"),
@@ -51,7 +51,7 @@ rule grokking_figure:
     benchmark:
         f"{RESULTS}/benchmarks/figures/{{name}}.tsv"
     wildcard_constraints:
-        name="|".join(config["grokking"]) or "^$",
+        name=stem_constraint("grokking_figure"),
     threads: 1
     resources:
         mem_mb=1000,
@@ -66,7 +66,7 @@ rule spectral_figure:
     message:
         "Drawing {wildcards.stem}"
     input:
-        code=code("plotting.py"),
+        code=code("plot_spectral.py"),
         random_cells=f"{RESULTS}/tables/{config['figure1']['random']}_cells.csv",
         random_fits=f"{RESULTS}/tables/{config['figure1']['random']}_thresholds.csv",
         spectral_cells=f"{RESULTS}/tables/{config['figure1']['spectral']}_cells.csv",
@@ -98,7 +98,7 @@ rule hessian_spectrum_figure:
     message:
         "Drawing the plateau spectra"
     input:
-        code=code("plotting.py"),
+        code=code("plot_hessian_spectrum.py"),
         cells=[
             f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
             for act, pair in config["hessian"]["histogram"].items()
@@ -124,7 +124,7 @@ rule hessian_delta_figure:
     message:
         "Drawing lambda_min and overlap vs delta"
     input:
-        code=code("plotting.py"),
+        code=code("plot_hessian_delta.py"),
         tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
         fixed_points=[f"{RESULTS}/theory/fixed_point/{m}.npz" for m in config["theory"]["hessian_overlay"].values()],
     output:
@@ -149,14 +149,14 @@ rule escape_figure:
     message:
         "Drawing escape step vs delta"
     input:
-        code=code("plotting.py"),
+        code=code("plot_escape.py"),
         tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"])),
     output:
-        figure_files("fig_escape_steps"),
+        figure_files("extra_escape_steps"),
     log:
-        f"{RESULTS}/logs/figures/fig_escape_steps.log",
+        f"{RESULTS}/logs/figures/extra_escape_steps.log",
     benchmark:
-        f"{RESULTS}/benchmarks/figures/fig_escape_steps.tsv"
+        f"{RESULTS}/benchmarks/figures/extra_escape_steps.tsv"
     params:
         sweeps=sorted(config["sweeps"]),  # sorted: config key order must not look like a change
     threads: 1
@@ -173,18 +173,18 @@ rule hessian_trajectory_figure:
     message:
         "Drawing the spectrum along restricted GD"
     input:
-        code=code("plotting.py"),
+        code=code("plot_hessian_trajectory.py"),
         cells=[
             f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
             for act, deltas in config["hessian"]["delta"].items()
             for dl in deltas
         ],
     output:
-        figure_files("fig8_hessian_trajectory"),
+        figure_files("extra_hessian_trajectory"),
     log:
-        f"{RESULTS}/logs/figures/fig8_hessian_trajectory.log",
+        f"{RESULTS}/logs/figures/extra_hessian_trajectory.log",
     benchmark:
-        f"{RESULTS}/benchmarks/figures/fig8_hessian_trajectory.tsv"
+        f"{RESULTS}/benchmarks/figures/extra_hessian_trajectory.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -193,3 +193,4 @@ rule hessian_trajectory_figure:
         ENV
     script:
         "../scripts/plot_hessian_trajectory.py"
+

@@ -9,9 +9,8 @@ rule hessian_cell:
     message:
         "Restricted GD plateau and Hessian spectrum: {wildcards.activation}, delta={wildcards.delta}"
     input:
-        ENGINE_SOURCES,
-        code("hessian.py", "plateau.py", "outlier.py", "loss.py"),
-        cache=f"{NUMBA_CACHE}/ready",
+        code=code("hessian_cell.py"),
+        cache=kernel_cache("hessian_cell"),
     output:
         f"{RESULTS}/hessian/{{activation}}/delta{{delta}}.npz",
     log:
@@ -21,12 +20,12 @@ rule hessian_cell:
     wildcard_constraints:
         delta=r"[0-9.]+",
     params:
-        settings=lambda w: hessian_settings(w.activation),
+        settings=lambda w: typed.plateau_settings(config, w.activation).asdict(),
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: 2000 + int(3e-5 * config["hessian"]["d"] ** 2 * float(w.delta)),
-        runtime=60,
+        mem_mb=lambda w: plateau_mem_mb(w),
+        runtime=lambda w: plateau_runtime(w),
     conda:
         ENV
     script:
@@ -37,6 +36,7 @@ rule hessian_table:
     message:
         "Collecting the plateau spectra of {wildcards.activation}"
     input:
+        code=code("hessian_table.py"),
         cells=lambda w: [
             f"{RESULTS}/hessian/{w.activation}/delta{fmt(dl)}.npz" for dl in config["hessian"]["delta"][w.activation]
         ],

@@ -5,8 +5,8 @@ rule sweep_cell:
     message:
         "GD sweep {wildcards.sweep}: d={wildcards.d}, delta={wildcards.delta}"
     input:
-        ENGINE_SOURCES,
-        cache=f"{NUMBA_CACHE}/ready",
+        code=code("run_cell.py"),
+        cache=kernel_cache("run_cell"),
     output:
         f"{RESULTS}/sweeps/{{sweep}}/d{{d}}_delta{{delta}}.npz",
     log:
@@ -17,12 +17,12 @@ rule sweep_cell:
         d=r"\d+",
         delta=r"[0-9.]+",
     params:
-        settings=lambda w: run_settings("sweeps", w.sweep),
+        settings=lambda w: typed.sweep_settings(config, w.sweep).asdict(),
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: 1000 + int(3e-5 * int(w.d) ** 2 * float(w.delta)),
-        runtime=120,
+        mem_mb=lambda w: sweep_cell_mem_mb(w),
+        runtime=lambda w: sweep_cell_runtime(w),
     conda:
         ENV
     script:
@@ -33,9 +33,9 @@ rule grokking_run:
     message:
         "Long GD run {wildcards.name}"
     input:
-        ENGINE_SOURCES,
+        code=code("run_grokking.py"),
         data=f"{RESULTS}/data/{{name}}",
-        cache=f"{NUMBA_CACHE}/ready",
+        cache=kernel_cache("run_grokking"),
     output:
         f"{RESULTS}/grokking/{{name}}.npz",
     log:
@@ -43,13 +43,14 @@ rule grokking_run:
     benchmark:
         f"{RESULTS}/benchmarks/grokking/{{name}}.tsv"
     params:
-        settings=lambda w: run_settings("grokking", w.name),
+        settings=lambda w: typed.long_run_settings(config, w.name).asdict(),
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=4000,
-        runtime=120,
+        mem_mb=lambda w: grokking_mem_mb(w),
+        runtime=lambda w: grokking_runtime(w),
     conda:
         ENV
     script:
         "../scripts/run_grokking.py"
+

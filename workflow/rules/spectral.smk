@@ -9,8 +9,7 @@ rule spectral_overlap:
     message:
         "Spectral estimator overlap at d={wildcards.d}"
     input:
-        ENGINE_SOURCES,
-        code("spectral_sim.py"),
+        code=code("spectral_overlap.py"),
     output:
         f"{RESULTS}/spectral/overlap_d{{d}}.csv",
     log:
@@ -20,11 +19,10 @@ rule spectral_overlap:
     wildcard_constraints:
         d=r"\d+",
     params:
-        seed=config["seed"],
-        spec=lambda w: canonical({k: v for k, v in config["spectral"].items() if k not in ("d", "theory_points")}),
+        settings=typed.spectral_settings(config).asdict(),
     threads: 1
     resources:
-        mem_mb=lambda w: 1000 + int(3e-5 * int(w.d) ** 2 * max(config["spectral"]["delta"])),
+        mem_mb=lambda w: estimate.spectral_mem_mb(int(w.d), max(config["spectral"]["delta"])),
         runtime=30,
     conda:
         ENV
@@ -36,8 +34,7 @@ rule spectral_theory:
     message:
         "Asymptotic spectral overlap curve and delta_alg per link"
     input:
-        ENGINE_SOURCES,
-        code("spectral_sim.py"),
+        code=code("spectral_theory.py"),
     output:
         curve=f"{RESULTS}/tables/spectral_theory.csv",
         delta_alg=f"{RESULTS}/tables/delta_alg.csv",

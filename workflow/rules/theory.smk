@@ -5,32 +5,28 @@ localrules:
     theory_tables,
 
 
-THEORY_CODE = code("dmft.py", "loss.py", "outlier.py", "theory.py", "activations.py", "links.py", "seeds.py")
-
-
 rule dmft_model:
     message:
-        "DMFT of restricted GD and its Hessian outlier: model {wildcards.model}, N={wildcards.paths}"
+        "DMFT of restricted GD and its Hessian outlier: model {wildcards.model}, N={wildcards.n_paths}"
     input:
-        THEORY_CODE,
-        cache=f"{NUMBA_CACHE}/ready",
+        code=code("dmft_model.py"),
+        cache=kernel_cache("dmft_model"),
     output:
-        f"{RESULTS}/theory/dmft/{{model}}_N{{paths}}.npz",
+        f"{RESULTS}/theory/dmft/{{model}}_N{{n_paths}}.npz",
     log:
-        f"{RESULTS}/logs/theory/dmft_{{model}}_N{{paths}}.log",
+        f"{RESULTS}/logs/theory/dmft_{{model}}_N{{n_paths}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/theory/dmft_{{model}}_N{{paths}}.tsv"
+        f"{RESULTS}/benchmarks/theory/dmft_{{model}}_N{{n_paths}}.tsv"
     wildcard_constraints:
-        paths=r"[0-9]+",
+        n_paths=r"[0-9]+",
     params:
-        settings=lambda w: theory_settings(w.model),
+        settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
         deltas=lambda w: config["theory"]["models"][w.model]["delta"],
         horizon=config["theory"]["horizon"],
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        # path-major response array: N (T+1)(T+2)/2 doubles
-        mem_mb=lambda w: 1000 + int(8e-6 * int(w.paths) * (config["theory"]["horizon"] + 2) ** 2 / 2 * 1.5),
+        mem_mb=lambda w: estimate.dmft_mem_mb(int(w.n_paths), config["theory"]["horizon"]),
         runtime=60,
     conda:
         ENV
@@ -42,8 +38,8 @@ rule fixed_point_model:
     message:
         "Static RS fixed point, AT check and outlier: model {wildcards.model}"
     input:
-        code("fixed_point.py", "loss.py", "outlier.py", "theory.py", "activations.py", "links.py"),
-        cache=f"{NUMBA_CACHE}/ready",
+        code=code("fixed_point_model.py"),
+        cache=kernel_cache("fixed_point_model"),
     output:
         f"{RESULTS}/theory/fixed_point/{{model}}.npz",
     log:
@@ -51,7 +47,7 @@ rule fixed_point_model:
     benchmark:
         f"{RESULTS}/benchmarks/theory/fixed_point_{{model}}.tsv"
     params:
-        settings=lambda w: theory_settings(w.model),
+        settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
         deltas=lambda w: config["theory"]["models"][w.model]["delta"],
         nodes=config["theory"]["fixed_point_nodes"],
         cache_dir=lambda w, input: os.path.dirname(input.cache),
@@ -69,9 +65,8 @@ rule theory_sim_cell:
     message:
         "Restricted GD over the DMFT horizon (the referee): model {wildcards.model}, delta={wildcards.delta}"
     input:
-        ENGINE_SOURCES,
-        code("hessian.py", "plateau.py", "outlier.py", "loss.py", "theory_sim.py"),
-        cache=f"{NUMBA_CACHE}/ready",
+        code=code("theory_sim_cell.py"),
+        cache=kernel_cache("theory_sim_cell"),
     output:
         f"{RESULTS}/theory/sim/{{model}}/delta{{delta}}.npz",
     log:
@@ -81,14 +76,12 @@ rule theory_sim_cell:
     wildcard_constraints:
         delta=r"[0-9.]+",
     params:
-        settings=lambda w: theory_settings(w.model),
-        sim=canonical({k: v for k, v in config["theory"]["simulation"].items() if k != "delta"}),
-        horizon=config["theory"]["horizon"],
+        settings=lambda w: typed.referee_settings(config, w.model).asdict(),
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: 2000 + int(2.4e-5 * config["theory"]["simulation"]["d"] ** 2 * float(w.delta)),
-        runtime=60,
+        mem_mb=lambda w: referee_mem_mb(w),
+        runtime=lambda w: referee_runtime(w),
     conda:
         ENV
     script:
@@ -101,7 +94,7 @@ rule theory_tables:
     input:
         **theory_inputs(),
         thresholds=f"{RESULTS}/tables/thresholds.csv",
-        code=code("theory_compare.py", "theory.py"),
+        code=code("theory_tables.py"),
     output:
         [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES],
     log:
@@ -109,9 +102,11 @@ rule theory_tables:
     benchmark:
         f"{RESULTS}/benchmarks/theory/tables.tsv"
     params:
-        models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
-        theory=canonical({k: config["theory"][k] for k in ("report_steps", "validation", "horizon")}),
-        paths=canonical({m: main_paths(m) for m in config["theory"]["models"]}),
+        models=theory_model_params()[0],
+        n_paths=theory_model_params()[1],
+        report_steps=config["theory"]["report_steps"],
+        horizon=config["theory"]["horizon"],
+        validation=canonical(config["theory"]["validation"]),
     threads: 1
     resources:
         mem_mb=1000,
@@ -127,9 +122,9 @@ rule theory_figure:
         "Drawing {wildcards.stem}"
     input:
         **theory_inputs(),
-        code=code("plotting_theory.py", "theory_compare.py"),
+        code=code("plot_theory.py"),
         # only the δ_NN figure draws the empirical thresholds from the table
-        table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if w.stem == "fig10_delta_nn" else [],
+        table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if THEORY_KINDS[w.stem] == "delta_nn" else [],
     output:
         figure_files("{stem}"),
     log:
@@ -137,10 +132,11 @@ rule theory_figure:
     benchmark:
         f"{RESULTS}/benchmarks/figures/{{stem}}.tsv"
     wildcard_constraints:
-        stem="|".join(THEORY_FIGURES),
+        stem=stem_constraint("theory_figure"),
     params:
-        models=canonical({m: theory_settings(m) for m in config["theory"]["models"]}),
-        paths=canonical({m: main_paths(m) for m in config["theory"]["models"]}),
+        models=theory_model_params()[0],
+        n_paths=theory_model_params()[1],
+        kind=lambda w: THEORY_KINDS[w.stem],
     threads: 1
     resources:
         mem_mb=1000,

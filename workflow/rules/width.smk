@@ -10,7 +10,7 @@ rule width_figure:
     message:
         "Drawing the width sweep"
     input:
-        code=code("plotting.py"),
+        code=code("plot_width.py"),
         cells=[f"{RESULTS}/tables/{s}_cells.csv" for group in config["width"]["groups"].values() for s in group],
         fits=[f"{RESULTS}/tables/{s}_thresholds.csv" for group in config["width"]["groups"].values() for s in group],
     output:
@@ -21,7 +21,7 @@ rule width_figure:
         f"{RESULTS}/benchmarks/figures/{config['width']['stem']}.tsv"
     params:
         groups=config["width"]["groups"],
-        widths={name: run_settings("sweeps", name)["m"] for g in config["width"]["groups"].values() for name in g},
+        widths={name: typed.sweep_settings(config, name).m for g in config["width"]["groups"].values() for name in g},
     threads: 1
     resources:
         mem_mb=1000,
@@ -36,7 +36,7 @@ rule easy_hard_figure:
     message:
         "Drawing easy vs hard direction learning"
     input:
-        code=code("plotting.py"),
+        code=code("plot_easy_hard.py"),
         cells=lambda w: sweep_cells(config["easy_hard"]["sweep"]),
     output:
         figure=figure_files(config["easy_hard"]["stem"]),

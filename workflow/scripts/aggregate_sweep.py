@@ -1,6 +1,6 @@
-from featlearn.aggregate import cell_summary, threshold_rows
-from featlearn.joblog import logger
-from featlearn.results_io import load_npz, write_csv
+from featlearn.analysis.sweeps import cell_summary, threshold_rows
+from featlearn.io.job import logger
+from featlearn.io.results import load_npz, write_csv
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])

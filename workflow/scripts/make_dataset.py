@@ -1,20 +1,19 @@
-import json
 from pathlib import Path
 
 import numpy as np
 
-from featlearn.joblog import logger
-from featlearn.provenance import dumps, provenance
-from featlearn.sweep import trial_setup
+from featlearn.gd.trials import trial_setup
+from featlearn.io.job import logger
+from featlearn.io.provenance import dumps, provenance
+from featlearn.pipeline.settings import LongRunSettings
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
-settings = dict(sm.params.settings)
+settings = LongRunSettings.from_dict(sm.params.settings)
 out = Path(sm.output[0])
 out.mkdir(parents=True, exist_ok=True)
-data, theta0, a, b = trial_setup(settings, settings["d"], settings["delta"], 0)
-for name, array in {**data, "theta0": theta0, "a": a, "b": b}.items():
+data, net = trial_setup(settings, settings.d, settings.delta, 0)
+for name, array in {**data, "theta0": net.theta0, "a": net.a, "b": net.b}.items():
     np.save(out / f"{name}.npy", array)
     log(f"wrote {name}.npy {array.shape} {array.dtype}")
-(out / "meta.json").write_text(dumps(provenance(trial=0, **settings)))
-log(json.dumps({k: list(v.shape) for k, v in data.items()}))
+(out / "meta.json").write_text(dumps(provenance(trial=0, **settings.asdict())))

@@ -1,6 +1,6 @@
-from featlearn import plotting
-from featlearn.joblog import logger
-from featlearn.results_io import load_npz
+from featlearn.io.job import logger
+from featlearn.io.results import load_npz
+from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
@@ -17,5 +17,5 @@ for path in sm.input.cells:
             float(cell["bulk_edge"][0]),
         )
     )
-plotting.save(plotting.hessian_spectrum_figure(panels), sm.output)
+figures.save(figures.hessian_spectrum_figure(panels), sm.output)
 log(f"wrote {list(sm.output)}")

@@ -1,13 +1,13 @@
-from featlearn import plotting
-from featlearn.joblog import logger
-from featlearn.results_io import read_csv
+from featlearn.io.job import logger
+from featlearn.io.results import read_csv
+from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 inp = sm.input
 delta_alg = next(r["delta_alg"] for r in read_csv(inp.delta_alg) if r["link"] == sm.params.link)
 overlaps = [row for path in inp.overlaps for row in read_csv(path)]
-fig = plotting.spectral_figure(
+fig = figures.spectral_figure(
     (read_csv(inp.random_cells), read_csv(inp.random_fits)),
     (read_csv(inp.spectral_cells), read_csv(inp.spectral_fits)),
     overlaps,
@@ -15,5 +15,5 @@ fig = plotting.spectral_figure(
     delta_alg,
     f"gelu, y = {sm.params.link}: random vs spectral init",
 )
-plotting.save(fig, sm.output)
+figures.save(fig, sm.output)
 log(f"wrote {list(sm.output)}")

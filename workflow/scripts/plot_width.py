@@ -1,6 +1,6 @@
-from featlearn import plotting
-from featlearn.joblog import logger
-from featlearn.results_io import read_csv
+from featlearn.io.job import logger
+from featlearn.io.results import read_csv
+from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
@@ -9,5 +9,5 @@ names = [(act, name) for act, group in sm.params.groups.items() for name in grou
 groups = {}
 for (act, name), cells, fits in zip(names, sm.input.cells, sm.input.fits, strict=True):
     groups.setdefault(act, []).append((sm.params.widths[name], read_csv(cells), read_csv(fits)))
-plotting.save(plotting.width_figure(groups), sm.output)
+figures.save(figures.width_figure(groups), sm.output)
 log(f"wrote {list(sm.output)}")

@@ -1,4 +1,4 @@
-from featlearn.jobsetup import start_job
+from featlearn.io.job import start_job
 
 sm = snakemake  # noqa: F821
 log = start_job(sm)  # before any kernel module is imported (numba cache dir)
@@ -7,15 +7,17 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from featlearn import gd  # noqa: E402
-from featlearn.provenance import provenance  # noqa: E402
-from featlearn.results_io import save_npz  # noqa: E402
-from featlearn.sweep import loss_scale  # noqa: E402
+from featlearn.gd import engine as gd  # noqa: E402
+from featlearn.gd.trials import schedule  # noqa: E402
+from featlearn.io.provenance import provenance  # noqa: E402
+from featlearn.io.results import save_npz  # noqa: E402
+from featlearn.pipeline.settings import LongRunSettings  # noqa: E402
 
-settings = dict(sm.params.settings)
+settings = LongRunSettings.from_dict(sm.params.settings)
 folder = Path(sm.input.data)
 data = {k: np.load(folder / f"{k}.npy", mmap_mode="r") for k in ("X", "y", "X_test", "y_test", "theta_star")}
-steps = settings["steps"]
+net = gd.Network(settings.activation, *(np.load(folder / f"{k}.npy") for k in ("theta0", "a", "b")))
+steps = settings.steps
 
 
 def progress(t):
@@ -23,21 +25,8 @@ def progress(t):
         log(f"step {t + 1}/{steps} ({steps - t - 1} remaining)")
 
 
-traj = gd.run(
-    data,
-    np.load(folder / "theta0.npy"),
-    np.load(folder / "a.npy"),
-    np.load(folder / "b.npy"),
-    settings["activation"],
-    settings["lr"],
-    steps,
-    gd.log_grid(steps, settings["record_points"]),
-    freeze_rho=None,
-    escape_rho=settings["escape_rho"],
-    loss_scale=loss_scale(settings, data["y"]),
-    progress=progress,
-)
+traj = gd.run(data, net, schedule(settings, data["y"], freeze=False), progress=progress)
 arrays = {k: getattr(traj, k) for k in ("steps", "train_loss", "test_loss", "rho", "norm", "grad_norm")}
 arrays.update(escape_step=traj.escape_step, diverged=traj.diverged, theta=traj.theta)
-save_npz(sm.output[0], arrays, provenance(**settings))
+save_npz(sm.output[0], arrays, provenance(**settings.asdict()))
 log(f"escape step {traj.escape_step}, final rho {traj.final_rho:.3f}, diverged {traj.diverged}")

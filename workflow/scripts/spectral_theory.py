@@ -1,9 +1,9 @@
 import numpy as np
 
-from featlearn.joblog import logger
-from featlearn.links import LINKS
-from featlearn.results_io import write_csv
-from featlearn.spectral_sim import delta_alg_rows, theory_rows
+from featlearn.io.job import logger
+from featlearn.io.results import write_csv
+from featlearn.model.links import LINKS
+from featlearn.spectral.simulation import delta_alg_rows, theory_rows
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])

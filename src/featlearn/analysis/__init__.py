@@ -1,0 +1,1 @@
+"""Analysis of stored results: cell summaries, threshold fits and the result tables."""

@@ -1,0 +1,113 @@
+"""Summaries of sweep cells and per-d threshold fits (the rows of the results tables)."""
+
+import numpy as np
+
+from featlearn.analysis.thresholds import fit_logistic
+
+
+def cell_summary(sweep, settings, cell):
+    """One table row for one cell: success counts, final-ρ median with 30th/70th percentiles, escape."""
+    rho = cell["final_rho"]
+    escaped = cell["escape_step"][cell["escape_step"] >= 0]
+    q30, q50, q70 = np.nanpercentile(rho, [30, 50, 70]) if np.isfinite(rho).any() else (np.nan,) * 3
+    return {
+        "sweep": sweep,
+        "activation": settings["activation"],
+        "link": settings["link"],
+        "m": int(settings["m"]),
+        "init": settings["init"],
+        "d": int(cell["d"]),
+        "delta": float(cell["delta"]),
+        "trials": int(rho.size),
+        "successes": int(cell["success"].sum()),
+        "diverged": int(cell["diverged"].sum()),
+        "rho_median": float(q50),
+        "rho_q30": float(q30),
+        "rho_q70": float(q70),
+        "escaped": int(escaped.size),
+        "escape_step_median": float(np.median(escaped)) if escaped.size else np.nan,
+        "escape_step_q25": float(np.percentile(escaped, 25)) if escaped.size else np.nan,
+        "escape_step_q75": float(np.percentile(escaped, 75)) if escaped.size else np.nan,
+    }
+
+
+def threshold_rows(rows):
+    """Logistic fit of success vs δ for each (sweep, d) in the cell rows."""
+    out = []
+    for key in sorted({(r["sweep"], r["d"]) for r in rows}):
+        cells = sorted((r for r in rows if (r["sweep"], r["d"]) == key), key=lambda r: r["delta"])
+        fit = fit_logistic(
+            [c["delta"] for c in cells],
+            [c["successes"] for c in cells],
+            [c["trials"] - c["diverged"] for c in cells],
+        )
+        first = cells[0]
+        out.append(
+            {
+                "sweep": key[0],
+                "activation": first["activation"],
+                "link": first["link"],
+                "m": first["m"],
+                "init": first["init"],
+                "d": key[1],
+                "trials_per_point": first["trials"],
+                "delta_min": cells[0]["delta"],
+                "delta_max": cells[-1]["delta"],
+                **{k: v for k, v in fit.as_dict().items()},
+            }
+        )
+    return out
+
+
+def learning_step_rows(cell, level, names=("easy", "hard")):
+    """Per trial of a k-direction cell: the first recorded step at which each direction's overlap
+    ‖P_{span Θ} θ*_l‖ reaches ``level`` (−1: never; resolution = the recording grid), its final
+    value, and the final per-neuron overlap max_j |θ*_lᵀθ̂_j| beside it."""
+    overlaps = cell["direction_overlap"]  # (trials, grid, k)
+    rows = []
+    for trial in range(overlaps.shape[0]):
+        row = {"d": int(cell["d"]), "delta": float(cell["delta"]), "trial": trial}
+        for index, name in enumerate(names):
+            series = overlaps[trial, :, index]
+            reached = np.flatnonzero(series >= level)
+            row[f"{name}_learned_step"] = int(cell["steps"][reached[0]]) if reached.size else -1
+            row[f"{name}_final_overlap"] = float(series[np.isfinite(series)][-1])
+            neuron = cell["neuron_overlap"][trial, :, index]
+            row[f"{name}_final_neuron_overlap"] = float(neuron[np.isfinite(neuron)][-1])
+        rows.append(row)
+    return rows
+
+
+def threshold_table_rows(sweep_fits, delta_alg):
+    """The threshold table: every empirical δ₅₀ (rows of the ``<sweep>_thresholds.csv`` tables)
+    and every δ_alg of the spectral theory (rows of ``delta_alg.csv``), with one set of columns."""
+    rows = [
+        {
+            "kind": "delta50_gd_empirical",
+            **{k: fit[k] for k in ("sweep", "activation", "link", "m", "init", "d", "trials_per_point")},
+            **{k: fit[k] for k in ("delta_min", "delta_max")},
+            "threshold": fit["delta50"],
+            "threshold_err": fit["delta50_err"],
+            "scale": fit["scale"],
+            "scale_err": fit["scale_err"],
+            "status": fit["status"],
+        }
+        for fit in sweep_fits
+    ]
+    blank = dict.fromkeys(
+        ("sweep", "activation", "m", "init", "d", "trials_per_point", "delta_min", "delta_max"), ""
+    )
+    rows += [
+        {
+            "kind": "delta_alg_spectral_theory",
+            **blank,
+            "link": row["link"],
+            "threshold": row["delta_alg"],
+            "threshold_err": 0.0,
+            "scale": "",
+            "scale_err": "",
+            "status": f"noise={row['noise']:g}",
+        }
+        for row in delta_alg
+    ]
+    return [{k: r[k] for k in rows[0]} for r in rows]

@@ -1,0 +1,1 @@
+"""The GD engine: the fused numba kernel, full-batch GD with recording, and seeded trials/cells."""

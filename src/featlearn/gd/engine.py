@@ -1,0 +1,152 @@
+"""Full-batch gradient descent on the empirical square loss, with recording.
+
+Θ^{t+1} = Θ^t − η·s·∇R̂(Θ^t), with s = 1 (or 1/Var(y) when the loss is normalised by the
+variance of y).  The gradient comes from the fused kernel (one read of X per step).  At every
+step the alignment ρ(Θ^t) is computed (O(md)), which fixes the escape step (first t with
+ρ ≥ ``escape_rho``) exactly and freezes the trial once ρ ≥ ``freeze_rho``.  On a log-spaced grid
+of steps the engine records train loss, test loss, ρ, ‖Θ‖_F, ‖∇R̂‖_F and, per teacher direction,
+its overlap with span(Θ) and with the best single neuron (``model.metrics``).
+A non-finite loss or gradient marks the trial as diverged at that step and ends it.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from featlearn.gd import kernel as gd_kernel
+from featlearn.model import metrics
+from featlearn.model.activations import activation_code
+from featlearn.model.network import predict
+
+
+def log_grid(steps, points):
+    """Sorted unique integer steps 0, 1, …, ``steps``, about log-spaced, ``points`` at most."""
+    grid = np.unique(np.round(np.geomspace(1, steps + 1, points) - 1).astype(int))
+    return np.union1d(grid, [0, steps])
+
+
+@dataclass
+class Trajectory:
+    """What one GD run recorded; arrays indexed like ``steps`` (NaN where not reached)."""
+
+    steps: np.ndarray
+    train_loss: np.ndarray
+    test_loss: np.ndarray
+    rho: np.ndarray
+    norm: np.ndarray
+    grad_norm: np.ndarray
+    direction_overlap: np.ndarray
+    neuron_overlap: np.ndarray
+    final_step: int = 0
+    final_rho: float = np.nan
+    final_train_loss: float = np.nan
+    final_test_loss: float = np.nan
+    escape_step: int = -1
+    frozen: bool = False
+    converged: bool = False
+    diverged: bool = False
+    theta: np.ndarray = field(default=None, repr=False)
+
+
+def _new_trajectory(grid, k):
+    nan = np.full(grid.size, np.nan)
+    return Trajectory(
+        steps=grid,
+        train_loss=nan.copy(),
+        test_loss=nan.copy(),
+        rho=nan.copy(),
+        norm=nan.copy(),
+        grad_norm=nan.copy(),
+        direction_overlap=np.full((grid.size, k), np.nan),
+        neuron_overlap=np.full((grid.size, k), np.nan),
+    )
+
+
+@dataclass(frozen=True)
+class Network:
+    """The network f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) at its start: Θ(0) (m×d), fixed a and b."""
+
+    activation: str
+    theta0: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How GD runs: Θ ← Θ − η·s·∇R̂ for ``steps`` steps, recording on ``grid``.
+
+    ``freeze_rho=None`` never freezes; ``loss_scale`` is s (1, or 1/Var y).  Restricted GD: with
+    ``restrict`` = U ∈ R^{d×h} (orthonormal hard directions) the hard component is removed from
+    Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
+    ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
+    """
+
+    lr: float
+    steps: int
+    grid: np.ndarray
+    freeze_rho: float | None = None
+    escape_rho: float = 0.5
+    loss_scale: float = 1.0
+    restrict: np.ndarray | None = None
+    grad_tol: float | None = None
+
+
+def run(data, net, schedule, *, progress=None, checkpoint=None):
+    """Run GD from ``net`` on ``data`` (see ``model.data.trial_data``) as ``schedule`` says; return
+    a Trajectory.  ``progress(t)`` is called every step and ``checkpoint(t, Θ)`` at every
+    recorded grid step, if given.
+    """
+    activation, lr, steps, grid = net.activation, schedule.lr, schedule.steps, schedule.grid
+    freeze_rho, escape_rho, loss_scale = schedule.freeze_rho, schedule.escape_rho, schedule.loss_scale
+    restrict, grad_tol = schedule.restrict, schedule.grad_tol
+    x, y, theta_star = data["X"], data["y"], data["theta_star"]
+    code = activation_code(activation)
+    theta = np.array(net.theta0, dtype=np.float64)
+    if restrict is not None:
+        theta -= (theta @ restrict) @ restrict.T
+    a = np.asarray(net.a, dtype=np.float64)
+    b = np.asarray(net.b, dtype=np.float64)
+    grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
+    traj = _new_trajectory(grid, theta_star.shape[1])
+    slot = {int(s): i for i, s in enumerate(grid)}
+    for t in range(steps + 1):
+        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, grad, partial)
+        grad *= loss_scale
+        if restrict is not None:
+            grad -= (grad @ restrict) @ restrict.T
+        rho = metrics.alignment(theta, theta_star)
+        traj.final_step, traj.final_rho, traj.final_train_loss = t, rho, loss
+        if not (np.isfinite(loss) and np.isfinite(grad).all()):
+            traj.diverged = True
+            break
+        if traj.escape_step < 0 and rho >= escape_rho:
+            traj.escape_step = t
+        frozen = freeze_rho is not None and rho >= freeze_rho
+        converged = grad_tol is not None and np.linalg.norm(grad) <= grad_tol
+        traj.converged = converged
+        if t in slot or frozen or converged or t == steps:
+            test_loss = (
+                loss_scale
+                * 0.5
+                * np.mean((predict(data["X_test"], theta, a, b, activation) - data["y_test"]) ** 2)
+            )
+            traj.final_test_loss = test_loss
+            if t in slot:
+                i = slot[t]
+                traj.train_loss[i], traj.test_loss[i], traj.rho[i] = loss, test_loss, rho
+                traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), np.linalg.norm(grad)
+                traj.direction_overlap[i] = metrics.direction_overlaps(theta, theta_star)
+                traj.neuron_overlap[i] = metrics.neuron_overlaps(theta, theta_star)
+                if checkpoint is not None:
+                    checkpoint(t, theta)
+        if frozen or converged:
+            traj.frozen = frozen
+            break
+        if t == steps:
+            break
+        theta -= lr * grad
+        if progress is not None:
+            progress(t)
+    traj.theta = theta
+    return traj

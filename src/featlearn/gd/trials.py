@@ -1,0 +1,128 @@
+"""One sweep cell: all trials of (experiment, activation, d, δ), each from its own derived seed.
+
+A trial's identity is (seed, experiment, activation, d, δ, trial); ``seeds.trial_generators``
+turns it into independent streams for training data, test data and initialisation, so a trial
+can be regenerated bit for bit with :func:`trial_setup`.
+"""
+
+import time
+
+import numpy as np
+
+from featlearn.gd import engine as gd
+from featlearn.io.results import stack_runs
+from featlearn.model import data as data_mod
+from featlearn.model import seeds
+from featlearn.model.links import get_link
+from featlearn.spectral import method as spectral
+
+
+def sample_count(delta, d):
+    """n = round(δ·d)."""
+    return int(round(delta * d))
+
+
+def initial_weights(rng, m, d, r0):
+    """Random init: θ_j(0) ~ N(0, (r₀²/d) I_d), j = 1..m."""
+    return rng.standard_normal((m, d)) * (r0 / np.sqrt(d))
+
+
+def spectral_initial_weights(rng, m, d, r0, x, y, link, noise):
+    """Spectral init: θ_1(0) = ±r₀·v̂, neurons 2..m random as in :func:`initial_weights`.
+
+    v̂ is the optimal spectral estimator (``spectral``) from the trial's own training data (x, y),
+    the sign is random; ‖θ_1(0)‖ = r₀, the norm a random init has on average, so the two inits
+    differ only in direction.
+    """
+    theta = initial_weights(rng, m, d, r0)
+    v = spectral.spectral_estimator(x, y, spectral.SingleIndexLaw(link, noise), x.shape[0] / d)
+    theta[0] = (1.0 if rng.random() < 0.5 else -1.0) * r0 * v
+    return theta
+
+
+def broadcast(value, m):
+    """A fixed second-layer or bias vector of length m from a scalar or a list."""
+    v = np.broadcast_to(np.asarray(value, dtype=np.float64), (m,))
+    return np.array(v)
+
+
+def loss_scale(settings, y):
+    """s = 1, or 1/Var(y) when the risk is normalised by the variance of y."""
+    return 1.0 / np.var(y) if settings.loss_normalisation == "variance" else 1.0
+
+
+def trial_identity(settings, d, delta, trial):
+    return (settings.seed, settings.experiment, settings.activation, int(d), float(delta), int(trial))
+
+
+def trial_setup(settings, d, delta, trial):
+    """(data, network at its start) of one trial, regenerated from its identity."""
+    gens = seeds.trial_generators(*trial_identity(settings, d, delta, trial))
+    data = data_mod.trial_data(
+        gens,
+        sample_count(delta, d),
+        d,
+        settings.n_test,
+        settings.link,
+        settings.theta_star,
+        settings.noise,
+        np.dtype(settings.dtype),
+    )
+    m = settings.m
+    if settings.init == "spectral":
+        theta0 = spectral_initial_weights(
+            gens["init"], m, d, settings.r0, data["X"], data["y"], settings.link, settings.noise
+        )
+    else:
+        theta0 = initial_weights(gens["init"], m, d, settings.r0)
+    net = gd.Network(settings.activation, theta0, broadcast(settings.a, m), broadcast(settings.b, m))
+    return data, net
+
+
+def schedule(settings, y, freeze=True):
+    """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
+    freeze/escape levels and loss scale for the training responses y."""
+    return gd.Schedule(
+        lr=settings.lr,
+        steps=settings.steps,
+        grid=gd.log_grid(settings.steps, settings.record_points),
+        freeze_rho=settings.freeze_rho if freeze else None,
+        escape_rho=settings.escape_rho,
+        loss_scale=loss_scale(settings, y),
+    )
+
+
+def run_trial(settings, d, delta, trial, freeze=True):
+    """Run one trial's GD and return its Trajectory."""
+    data, net = trial_setup(settings, d, delta, trial)
+    return gd.run(data, net, schedule(settings, data["y"], freeze))
+
+
+TRIAL_FIELDS = ("train_loss", "test_loss", "rho", "norm", "grad_norm", "direction_overlap", "neuron_overlap")
+FINAL_FIELDS = (
+    "final_step",
+    "final_rho",
+    "final_train_loss",
+    "final_test_loss",
+    "escape_step",
+    "frozen",
+    "diverged",
+)
+
+
+def run_cell(settings, d, delta, log=print):
+    """All ``settings.trials`` trials of one cell, stacked into arrays (leading axis = trial)."""
+    runs = []
+    start = time.perf_counter()
+    n_trials = settings.trials
+    for trial in range(n_trials):
+        traj = run_trial(settings, d, delta, trial)
+        runs.append({name: getattr(traj, name) for name in TRIAL_FIELDS + FINAL_FIELDS})
+        log(
+            f"trial {trial + 1}/{n_trials} done ({n_trials - trial - 1} remaining): "
+            f"steps={traj.final_step} rho={traj.final_rho:.3f} escape_step={traj.escape_step} "
+            f"diverged={traj.diverged} elapsed={time.perf_counter() - start:.1f}s"
+        )
+    out = stack_runs(runs, steps=traj.steps, d=d, delta=delta, k=get_link(settings.link).k)
+    out["success"] = (out["final_rho"] >= settings.success_rho) & ~out["diverged"]
+    return out

@@ -1,0 +1,1 @@
+"""The empirical-risk Hessian: its spectrum, and the restricted-GD plateau where it is measured."""

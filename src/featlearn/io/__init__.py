@@ -1,0 +1,1 @@
+"""Result files, provenance, job start-up (log, numba cache, threads) and kernel warm-up."""

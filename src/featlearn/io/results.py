@@ -1,0 +1,55 @@
+"""Reading and writing result files: sweep cells (.npz with a JSON provenance record) and CSV tables."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from featlearn.io.provenance import dumps
+
+
+def save_npz(path, arrays, record):
+    """Arrays plus a provenance record (stored as the JSON string ``meta``)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        np.savez(fh, meta=np.array(dumps(record)), **arrays)
+
+
+def load_npz(path):
+    """(arrays, record) as written by :func:`save_npz`."""
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        record = json.loads(str(f["meta"]))
+    return arrays, record
+
+
+def write_csv(path, rows):
+    """Rows (dicts) to CSV, columns = union of their keys in first-seen order (missing cells
+    empty); floats with 6 significant digits."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def read_csv(path):
+    """Rows of a CSV as dicts, numeric fields converted to float where possible."""
+
+    def convert(v):
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    with open(path, newline="") as fh:
+        return [{k: convert(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
+def stack_runs(runs, **shared):
+    """One dict of arrays from per-run dicts with the same keys (leading axis = run), plus the
+    ``shared`` entries (the same for every run)."""
+    return {**shared, **{key: np.array([run[key] for run in runs]) for key in runs[0]}}

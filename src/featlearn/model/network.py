@@ -1,0 +1,71 @@
+"""Two-layer network, empirical risk, gradient and Hessian-vector product (NumPy reference).
+
+f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained, a, b fixed.
+Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))².  With z_ij = θ_jᵀx_i + b_j, residual
+e_i = f(x_i) − y_i and c_j = a_j/m:
+
+  ∇_{θ_j} R̂ = (1/n) Σ_i e_i c_j σ′(z_ij) x_i                                         (G)
+  ∇²_{θ_j θ_l} R̂ = (1/n) Σ_i [c_j c_l σ′(z_ij)σ′(z_il) + δ_jl e_i c_j σ″(z_ij)] x_i x_iᵀ   (H)
+
+For m = 1, a = 1: H = (1/n) Xᵀ diag(w) X with w_i = σ′(z_i)² + (σ(z_i) − y_i)σ″(z_i).
+These plain implementations are the references the numba kernels are tested against.
+"""
+
+import numpy as np
+
+from featlearn.model.activations import evaluate
+
+
+def preactivations(x, theta, b):
+    """Z = XΘᵀ + b, shape (n, m)."""
+    return np.asarray(x, dtype=np.float64) @ theta.T + b
+
+
+def predict(x, theta, a, b, activation):
+    """f(x_i) for every row of ``x``."""
+    s, _, _ = evaluate(activation, preactivations(x, theta, b))
+    return s @ a / theta.shape[0]
+
+
+def risk(x, y, theta, a, b, activation):
+    """R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))²."""
+    return 0.5 * np.mean((predict(x, theta, a, b, activation) - y) ** 2)
+
+
+def gradient(x, y, theta, a, b, activation):
+    """∇R̂(Θ) by (G), shape (m, d)."""
+    x = np.asarray(x, dtype=np.float64)
+    s, ds, _ = evaluate(activation, preactivations(x, theta, b))
+    c = a / theta.shape[0]
+    e = s @ c - y
+    return (e[:, None] * ds * c).T @ x / x.shape[0]
+
+
+def hessian_vector_product(x, y, theta, a, b, activation, v):
+    """∇²R̂(Θ)·V by (H) without forming the md×md matrix; V and the result have shape (m, d)."""
+    x = np.asarray(x, dtype=np.float64)
+    s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
+    c = a / theta.shape[0]
+    e = s @ c - y
+    u = x @ v.T  # u_ij = x_iᵀ v_j
+    gauss_newton = (u * ds * c).sum(axis=1)  # Σ_l c_l σ′(z_il) u_il
+    coeff = ds * c * gauss_newton[:, None] + e[:, None] * c * d2s * u
+    return coeff.T @ x / x.shape[0]
+
+
+def hessian_dense(x, y, theta, a, b, activation):
+    """The md×md Hessian (H), blocks ordered (θ_1, …, θ_m); for small problems and tests."""
+    x = np.asarray(x, dtype=np.float64)
+    n, d = x.shape
+    m = theta.shape[0]
+    s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
+    c = a / m
+    e = s @ c - y
+    hess = np.empty((m * d, m * d))
+    for j in range(m):
+        for k in range(m):
+            w = c[j] * c[k] * ds[:, j] * ds[:, k]
+            if j == k:
+                w = w + e * c[j] * d2s[:, j]
+            hess[j * d : (j + 1) * d, k * d : (k + 1) * d] = (x * w[:, None]).T @ x / n
+    return hess

@@ -1,0 +1,179 @@
+"""Every check the JSON schema cannot express, run on the whole config before any job.
+
+Each failure is one :class:`ConfigError` naming the offending key, e.g.
+``config error at 'width.groups.gelu.1': 'gelu_m3' is not a sweep``.
+"""
+
+import math
+
+from featlearn.model.links import LINKS
+from featlearn.pipeline import manifest, resources, settings
+
+
+class ConfigError(ValueError):
+    def __init__(self, key, message):
+        super().__init__(f"config error at '{key}': {message}")
+        self.key = key
+
+
+def _walk(value, path=()):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, (*path, str(k)))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, (*path, str(i)))
+    else:
+        yield ".".join(path), value
+
+
+def finite_numbers(config):
+    for key, value in _walk(config):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(key, f"{value} is not a finite number")
+
+
+def sweep_references(config):
+    sweeps = config["sweeps"]
+    refs = [(f"figure1.{k}", config["figure1"][k]) for k in ("random", "spectral")]
+    refs.append(("easy_hard.sweep", config["easy_hard"]["sweep"]))
+    refs += [
+        (f"width.groups.{act}.{i}", name)
+        for act, group in config["width"]["groups"].items()
+        for i, name in enumerate(group)
+    ]
+    for key, name in refs:
+        if name not in sweeps:
+            raise ConfigError(key, f"{name!r} is not a sweep (sweeps: {', '.join(sweeps)})")
+    link = sweeps[config["easy_hard"]["sweep"]].get("link", config["defaults"]["link"])
+    if LINKS[link].k < 2:
+        raise ConfigError("easy_hard.sweep", f"its link {link!r} has a single direction")
+    if LINKS[config["spectral"]["link"]].k != 1:
+        raise ConfigError("spectral.link", "the spectral method needs a single-index link")
+
+
+def hessian_references(config):
+    spec = config["hessian"]
+    for act, pair in spec["histogram"].items():
+        for i, delta in enumerate(pair):
+            if delta not in spec["delta"].get(act, []):
+                raise ConfigError(f"hessian.histogram.{act}.{i}", f"{delta} is not in hessian.delta.{act}")
+
+
+def theory_references(config):
+    theory = config["theory"]
+    horizon, models, sim = theory["horizon"], theory["models"], theory["simulation"]
+    for key, steps in (
+        ("report_steps", theory["report_steps"]),
+        ("simulation.spectrum_steps", sim["spectrum_steps"]),
+    ):
+        if max(steps) > horizon:
+            raise ConfigError(f"theory.{key}", f"step {max(steps)} is beyond the horizon {horizon}")
+    for key, names in (
+        ("simulation.delta", sim["delta"]),
+        ("hessian_overlay", theory["hessian_overlay"].values()),
+    ):
+        for name in names:
+            if name not in models:
+                raise ConfigError(f"theory.{key}", f"{name!r} is not a theory model")
+    for act in theory["hessian_overlay"]:
+        if act not in config["hessian"]["delta"]:
+            raise ConfigError(f"theory.hessian_overlay.{act}", f"{act!r} has no hessian.delta")
+    for model, deltas in sim["delta"].items():
+        for i, delta in enumerate(deltas):
+            if delta not in models[model]["delta"]:
+                raise ConfigError(
+                    f"theory.simulation.delta.{model}.{i}",
+                    f"{delta} is not on the δ grid of theory.models.{model} (the referee is compared "
+                    "with the DMFT at the same δ)",
+                )
+    val = theory["validation"]
+    if val["model"] not in sim["delta"]:
+        raise ConfigError("theory.validation.model", f"{val['model']!r} has no simulation.delta")
+    if val["step"] not in sim["spectrum_steps"]:
+        raise ConfigError("theory.validation.step", f"{val['step']} is not a spectrum step")
+
+
+def unique_stems(config):
+    duplicates = manifest.duplicate_stems(config)
+    if duplicates:
+        raise ConfigError("sweeps", f"figure stem {duplicates[0]!r} names more than one figure")
+
+
+def all_settings(config):
+    """(config section, settings object) of every job kind the config asks for."""
+    out = [(f"sweeps.{n}", settings.sweep_settings(config, n)) for n in config["sweeps"]]
+    out += [(f"grokking.{n}", settings.long_run_settings(config, n)) for n in config["grokking"]]
+    out += [("hessian", settings.plateau_settings(config, a)) for a in config["hessian"]["delta"]]
+    for model in config["theory"]["models"]:
+        out.append((f"theory.models.{model}", settings.theory_model_settings(config, model)))
+    for model in config["theory"]["simulation"]["delta"]:
+        out.append((f"theory.models.{model}", settings.referee_settings(config, model)))
+    return out
+
+
+def supported_options(config):
+    for _, job in all_settings(config):
+        for key, message in job.unsupported():
+            raise ConfigError(key, message)
+
+
+def memory(config, limit_mb):
+    """Every job's estimated memory (``resources``) fits in ``limit_mb`` (None: no limit known)."""
+    if limit_mb is None:
+        return
+    estimates = []
+    for name, spec in config["sweeps"].items():
+        s = settings.sweep_settings(config, name)
+        estimates += [
+            (f"sweeps.{name}.d", f"cell d={d}, δ={dl:g}", resources.gd_cell_mem_mb(d, dl, s.n_test, s.dtype))
+            for d in spec["d"]
+            for dl in spec["delta"]
+        ]
+    for name in config["grokking"]:
+        s = settings.long_run_settings(config, name)
+        mb = resources.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype)
+        estimates.append((f"grokking.{name}.d", f"run d={s.d}, δ={s.delta:g}", mb))
+    hess = config["hessian"]
+    for act, deltas in hess["delta"].items():
+        m = settings.plateau_settings(config, act).m
+        estimates += [
+            ("hessian.d", f"{act} cell δ={dl:g}", resources.restricted_mem_mb(hess["d"], dl, m))
+            for dl in deltas
+        ]
+    theory = config["theory"]
+    for model, deltas in theory["simulation"]["delta"].items():
+        d = theory["simulation"]["d"]
+        estimates += [
+            ("theory.simulation.d", f"referee {model} δ={dl:g}", resources.restricted_mem_mb(d, dl))
+            for dl in deltas
+        ]
+    for model, spec in theory["models"].items():
+        for n in {spec.get("n_paths", theory["n_paths"]), *theory["n_paths_scan"]}:
+            mb = resources.dmft_mem_mb(n, theory["horizon"])
+            estimates.append((f"theory.models.{model}", f"DMFT N={n}", mb))
+    spectral = config["spectral"]
+    estimates += [
+        ("spectral.d", f"overlap d={d}", resources.spectral_mem_mb(d, max(spectral["delta"])))
+        for d in spectral["d"]
+    ]
+    for key, what, mb in estimates:
+        if mb > limit_mb:
+            raise ConfigError(key, f"{what} needs ~{mb} MB, more than the {limit_mb} MB available")
+
+
+CHECKS = (
+    finite_numbers,
+    sweep_references,
+    hessian_references,
+    theory_references,
+    unique_stems,
+    supported_options,
+)
+
+
+def check_config(config, mem_limit_mb=None):
+    """Run every check; raise the first :class:`ConfigError`."""
+    for check in CHECKS:
+        check(config)
+    memory(config, mem_limit_mb)

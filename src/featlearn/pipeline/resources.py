@@ -1,0 +1,82 @@
+"""Memory and runtime of each kind of job, from what it holds and what it does (one place).
+
+Memory: mem_mb = BASE_MB + SAFETY · (bytes of the job's largest arrays)/10⁶, where the arrays are
+
+* GD cells (sweeps, long runs): X drawn in float64 then cast to its dtype, n·d·(8 + itemsize),
+  plus the test set n_test·d·(8 + itemsize);
+* restricted GD (plateau, referee): X in float64, n·d·8, plus the dense Hessian and its ``eigh``
+  workspace, 4·(md)²·8 when md ≤ ``hessian.spectrum.DENSE_MAX`` (Lanczos above: a few vectors);
+* the DMFT: the packed response array N(T+1)(T+2)/2 doubles plus six N×(T+1) path arrays;
+* the spectral overlap: X in float64 at the largest δ.
+
+BASE_MB covers the interpreter, NumPy/SciPy/numba and the compiled kernels (≈ 200–250 MB RSS
+measured in the quick run's benchmark files).
+
+Runtime: GD is memory-bound, so a cell's time is (bytes of X read per step) × steps × trials ÷
+BANDWIDTH, times SAFETY_TIME, at least MIN_RUNTIME minutes.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from featlearn.hessian.spectrum import DENSE_MAX
+
+BASE_MB = 400
+SAFETY = 1.5
+BANDWIDTH = 5e9  # bytes/s a single job streams X at (conservative: 17-20 GB/s measured on 2 cores)
+SAFETY_TIME = 3.0
+MIN_RUNTIME = 5  # minutes
+
+
+def _mb(nbytes):
+    return int(math.ceil(BASE_MB + SAFETY * nbytes / 1e6))
+
+
+def _minutes(seconds):
+    return max(MIN_RUNTIME, int(math.ceil(SAFETY_TIME * seconds / 60)))
+
+
+def gd_cell_bytes(d, delta, n_test, dtype):
+    item = np.dtype(dtype).itemsize
+    return (round(delta * d) + n_test) * d * (8 + item)
+
+
+def gd_cell_mem_mb(d, delta, n_test, dtype):
+    return _mb(gd_cell_bytes(d, delta, n_test, dtype))
+
+
+def gd_cell_runtime(d, delta, dtype, steps, trials):
+    """Minutes: every trial reads X once per step."""
+    per_step = round(delta * d) * d * np.dtype(dtype).itemsize
+    return _minutes(per_step * steps * trials / BANDWIDTH)
+
+
+def restricted_mem_mb(d, delta, m=1):
+    md = m * d
+    hessian = 4 * md * md * 8 if md <= DENSE_MAX else 10 * md * 8
+    return _mb(round(delta * d) * d * 8 + hessian)
+
+
+def restricted_runtime(d, delta, steps, seeds, spectra, m=1):
+    """Minutes: float64 GD steps plus one Hessian spectrum (≈ 50 passes over X) per checkpoint."""
+    per_pass = round(delta * d) * d * 8
+    return _minutes(per_pass * seeds * (steps + 50 * spectra) / BANDWIDTH)
+
+
+def dmft_mem_mb(n_paths, horizon):
+    jac = n_paths * (horizon + 1) * (horizon + 2) // 2 * 8
+    return _mb(jac + 6 * n_paths * (horizon + 1) * 8)
+
+
+def spectral_mem_mb(d, delta_max):
+    return _mb(round(delta_max * d) * d * 8 * 2)
+
+
+def machine_mem_mb():
+    """Physical memory of this machine in MB (None where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 10**6
+    except (ValueError, OSError, AttributeError):
+        return None

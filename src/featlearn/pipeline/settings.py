@@ -1,0 +1,302 @@
+"""Typed settings, one frozen dataclass per kind of job, built once from the config.
+
+The numerics take these objects whole (attribute access; nothing is looked up in an untyped
+dict), the rules pass them as ``asdict()`` (a dict in field order, which Snakemake compares to
+decide reruns) and each job writes the same dict into its provenance record.
+
+Merging: ``defaults`` < per-activation ``learning_rate`` / ``steps`` < the section's own keys.
+Every field remembers the config key it came from, so that an option a kind of job does not
+support fails in the config check naming that key (``unsupported``), instead of being ignored.
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+CONVENTIONS = (
+    "link",
+    "m",
+    "a",
+    "b",
+    "r0",
+    "init",
+    "theta_star",
+    "noise",
+    "n_test",
+    "dtype",
+    "loss_normalisation",
+    "freeze_rho",
+    "escape_rho",
+    "success_rho",
+    "record_points",
+)
+"""The model/data/training conventions of ``defaults`` (shared/conventions.md)."""
+
+
+def _frozen(value):
+    """Lists from YAML as tuples (hashable, immutable)."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSettings:
+    """Common behaviour: ``asdict``, ``from_dict`` and the support check."""
+
+    SUPPORTED: ClassVar[dict] = {}
+    """field -> the values this kind of job implements (anything else is a config error)."""
+    JOB: ClassVar[str] = "job"
+    origin: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def asdict(self):
+        """Fields in declaration order (the origin map left out)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "origin"}
+
+    @classmethod
+    def from_dict(cls, values):
+        """Rebuild from ``asdict()`` (in a job script); unknown or missing keys raise TypeError."""
+        return cls(**{k: _frozen(v) for k, v in values.items()})
+
+    def unsupported(self):
+        """[(config key, message)] for every field set to a value this kind of job does not implement."""
+        out = []
+        for name, allowed in self.SUPPORTED.items():
+            value = getattr(self, name)
+            ok = allowed(value) if callable(allowed) else value in allowed
+            if not ok:
+                what = (
+                    getattr(allowed, "__doc__", None) if callable(allowed) else ", ".join(map(repr, allowed))
+                )
+                out.append(
+                    (self.origin.get(name, name), f"{value!r} is not supported by {self.JOB} ({what})")
+                )
+        return out
+
+
+def _scalar(value):
+    """a scalar (one neuron)"""
+    return not isinstance(value, tuple)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GDSettings(JobSettings):
+    """One GD trial's identity (seed, experiment) and its conventions."""
+
+    JOB: ClassVar[str] = "GD trials"
+    seed: int
+    experiment: str
+    activation: str
+    lr: float
+    steps: int
+    link: str
+    m: int
+    a: float | tuple
+    b: float | tuple
+    r0: float
+    init: str
+    theta_star: str
+    noise: float
+    n_test: int
+    dtype: str
+    loss_normalisation: str
+    freeze_rho: float
+    escape_rho: float
+    success_rho: float
+    record_points: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepSettings(GDSettings):
+    """A sweep cell: ``trials`` GD trials at one (d, δ) (d and δ come from the cell's name)."""
+
+    JOB: ClassVar[str] = "sweep cells"
+    trials: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LongRunSettings(GDSettings):
+    """One long GD run (Fig 2) on a stored dataset; never frozen."""
+
+    JOB: ClassVar[str] = "long runs"
+    d: int
+    delta: float
+
+
+RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",)}
+"""Restricted GD (hard component projected out) starts from a random init and descends the plain
+½-MSE: its Hessian is that of R̂, not of R̂/Var y."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlateauSettings(GDSettings):
+    """Hessian plateau cell: restricted GD to ‖∇R̂‖ ≤ grad_tol, spectra at ``checkpoints``."""
+
+    SUPPORTED: ClassVar[dict] = RESTRICTED_GD
+    JOB: ClassVar[str] = "the Hessian plateau cells"
+    d: int
+    seeds: int
+    grad_tol: float
+    checkpoints: int
+    k: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TheoryModelSettings(JobSettings):
+    """A theory model (DMFT, fixed point): one neuron, one single-index link.
+
+    The DMFT describes restricted GD from a random init on the plain ½-MSE; its law does not
+    depend on the teacher frame (rotation invariance) nor on the dtype of X (there is no X).
+    """
+
+    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
+    JOB: ClassVar[str] = "the theory (DMFT, fixed point)"
+    seed: int
+    experiment: str
+    activation: str
+    link: str
+    lr: float
+    a: float | tuple
+    b: float | tuple
+    r0: float
+    noise: float
+    m: int
+    init: str
+    loss_normalisation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefereeSettings(GDSettings):
+    """The referee of a theory model: restricted GD at dimension d over the DMFT horizon."""
+
+    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
+    JOB: ClassVar[str] = "the theory referee"
+    d: int
+    seeds: int
+    spectrum_steps: tuple
+    k: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpectralSettings(JobSettings):
+    """The simulated overlap of the optimal spectral estimator at one d."""
+
+    JOB: ClassVar[str] = "the spectral method"
+    seed: int
+    link: str
+    noise: float
+    delta: tuple
+    trials: int
+
+
+def _merged(config, activation, section_path, section, keys):
+    """(values, origin) of ``keys``: defaults < learning_rate/steps of the activation < section."""
+    values, origin = {}, {}
+    for key in CONVENTIONS:
+        values[key], origin[key] = config["defaults"][key], f"defaults.{key}"
+    for key, table in (("lr", "learning_rate"), ("steps", "steps")):
+        if activation in config[table]:
+            values[key], origin[key] = config[table][activation], f"{table}.{activation}"
+    for key, value in section.items():
+        values[key], origin[key] = value, f"{section_path}.{key}"
+    values["activation"] = activation
+    chosen = {k: _frozen(values[k]) for k in keys if k in values}
+    return chosen, {k: origin.get(k, f"{section_path}.{k}") for k in keys}
+
+
+def _build(cls, config, activation, section_path, section, **fixed):
+    names = [f.name for f in dataclasses.fields(cls) if f.name != "origin"]
+    values, origin = _merged(config, activation, section_path, section, names)
+    values.update(fixed)
+    missing = [k for k in names if k not in values]
+    if missing:
+        raise KeyError(f"{section_path}: no value for {', '.join(missing)}")
+    return cls(**values, origin=origin)
+
+
+def sweep_settings(config, name):
+    """The settings of every cell of sweep ``name`` (its d and δ lists and figure left out)."""
+    spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure")}
+    return _build(
+        SweepSettings,
+        config,
+        spec["activation"],
+        f"sweeps.{name}",
+        spec,
+        seed=config["seed"],
+        experiment=name,
+    )
+
+
+def long_run_settings(config, name):
+    spec = config["grokking"][name]
+    return _build(
+        LongRunSettings,
+        config,
+        spec["activation"],
+        f"grokking.{name}",
+        spec,
+        seed=config["seed"],
+        experiment=name,
+    )
+
+
+def plateau_settings(config, activation):
+    """Hessian plateau cells of ``activation``: float64 (eigenvalues near 0)."""
+    spec = {k: config["hessian"][k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")}
+    return _build(
+        PlateauSettings,
+        config,
+        activation,
+        "hessian",
+        spec,
+        seed=config["seed"],
+        experiment="hessian",
+        dtype="float64",
+    )
+
+
+def _theory_spec(config, model):
+    return {k: v for k, v in config["theory"]["models"][model].items() if k not in ("delta", "n_paths")}
+
+
+def theory_model_settings(config, model):
+    """A theory model (its δ grid and N are passed separately, so the settings name the model only)."""
+    spec = _theory_spec(config, model)
+    return _build(
+        TheoryModelSettings,
+        config,
+        spec["activation"],
+        f"theory.models.{model}",
+        spec,
+        seed=config["seed"],
+        experiment=f"theory_{model}",
+    )
+
+
+def referee_settings(config, model):
+    """The referee of ``model``: its data identity is the model's, in float64, for ``horizon`` steps."""
+    spec = _theory_spec(config, model)
+    sim = config["theory"]["simulation"]
+    return _build(
+        RefereeSettings,
+        config,
+        spec["activation"],
+        f"theory.models.{model}",
+        spec,
+        seed=config["seed"],
+        experiment=f"theory_{model}",
+        dtype="float64",
+        steps=config["theory"]["horizon"],
+        **{k: _frozen(sim[k]) for k in ("d", "seeds", "spectrum_steps", "k")},
+    )
+
+
+def spectral_settings(config):
+    spec = config["spectral"]
+    return SpectralSettings(
+        seed=config["seed"],
+        link=spec["link"],
+        noise=spec["noise"],
+        delta=_frozen(spec["delta"]),
+        trials=spec["trials"],
+        origin={k: f"spectral.{k}" for k in ("link", "noise", "delta", "trials")},
+    )

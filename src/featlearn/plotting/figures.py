@@ -1,0 +1,323 @@
+"""Figure helpers: every figure is drawn from stored result tables/arrays, never recomputed here."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+
+from featlearn.analysis.criteria import ALIGNED_OVERLAP2, negative_aligned  # noqa: E402
+from featlearn.analysis.thresholds import logistic  # noqa: E402
+
+
+def shades(n, cmap="Blues"):
+    """n colours from light to dark (small → large d)."""
+    return plt.get_cmap(cmap)(np.linspace(0.4, 0.95, n)) if n > 1 else plt.get_cmap(cmap)([0.8])
+
+
+def binomial_error(k, n):
+    """1-σ binomial standard error of the success fraction k/n."""
+    p = k / n
+    return np.sqrt(p * (1 - p) / n)
+
+
+def save(fig, stem_paths):
+    """Save one figure to every path given (PDF and PNG)."""
+    for path in stem_paths:
+        fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _rows_by_d(cells):
+    ds = sorted({int(c["d"]) for c in cells})
+    return [(d, sorted((c for c in cells if int(c["d"]) == d), key=lambda c: c["delta"])) for d in ds]
+
+
+def _median_band(ax, rows, keys, colour, label):
+    """A median vs δ with its quantile band as error bars; ``keys`` = (median, lower, upper)."""
+    delta = np.array([r["delta"] for r in rows])
+    med, lo, hi = (np.array([r[key] for r in rows]) for key in keys)
+    ax.errorbar(delta, med, [med - lo, hi - med], fmt="o-", color=colour, ms=4, capsize=2, label=label)
+
+
+def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
+    """Success rate vs δ per d: dots, binomial errors, logistic fit (light → dark = small → large d)."""
+    by_d = _rows_by_d(cells)
+    colours = [colour] * len(by_d) if colour is not None else shades(len(by_d), cmap)
+    for shade, (d, rows) in zip(colours, by_d, strict=True):
+        delta = np.array([c["delta"] for c in rows])
+        k = np.array([c["successes"] for c in rows], dtype=float)
+        n = np.array([c["trials"] - c["diverged"] for c in rows], dtype=float)
+        ax.errorbar(
+            delta, k / n, binomial_error(k, n), fmt="o", color=shade, ms=4, capsize=2, label=f"{label}d={d}"
+        )
+        fit = next((f for f in fits if int(f["d"]) == d), None)
+        if fit is not None and fit["status"] in ("ok", "firth"):
+            grid = np.linspace(delta.min(), delta.max(), 200)
+            ax.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=shade, lw=1.2)
+    ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
+
+
+def phase_figure(cells, fits, title, cmap="Blues"):
+    """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median, 30–70 %."""
+    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
+    success_panel(ax_p, cells, fits, cmap)
+    by_d = _rows_by_d(cells)
+    for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
+        _median_band(ax_r, rows, ("rho_median", "rho_q30", "rho_q70"), colour, f"d={d}")
+    ax_p.set(title=title)
+    ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
+    ax_p.legend(frameon=False, fontsize=8)
+    ax_r.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
+    """Fig 1. Left: GD success from random (blue) and spectral (orange) init, with δ_alg and the
+    empirical GD thresholds of the largest d. Right: spectral-estimator overlap vs δ, simulation
+    (median, 30–70 %) against the asymptotic curve."""
+    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for (cells, fits), cmap, label in (
+        (random, "Blues", "random, "),
+        (spectral_init, "Oranges", "spectral, "),
+    ):
+        success_panel(ax_p, cells, fits, cmap, label)
+        good = [f for f in fits if f["status"] in ("ok", "firth")]
+        if good:
+            top = max(good, key=lambda f: f["d"])
+            colour = plt.get_cmap(cmap)(0.9)
+            ax_p.axvline(
+                top["delta50"],
+                color=colour,
+                ls=":",
+                lw=1,
+                label=f"{label}$\\delta_{{50}}$ (d={int(top['d'])})",
+            )
+    for ax in (ax_p, ax_o):
+        ax.axvline(delta_alg, color="k", ls="--", lw=1, label=r"$\delta_{alg}$")
+    ax_p.set(title=title, xlim=(0, None))
+    ax_p.legend(frameon=False, fontsize=7, loc="upper left")
+    ax_o.plot(
+        [r["delta"] for r in theory], [r["overlap"] for r in theory], "k-", lw=1.2, label="asymptotic (Lu–Li)"
+    )
+    by_d = _rows_by_d(overlaps)
+    for colour, (d, rows) in zip(shades(len(by_d), "Greens"), by_d, strict=True):
+        deltas = sorted({r["delta"] for r in rows})
+        q = np.array(
+            [np.percentile([r["overlap"] for r in rows if r["delta"] == dl], [30, 50, 70]) for dl in deltas]
+        )
+        ax_o.errorbar(
+            deltas,
+            q[:, 1],
+            [q[:, 1] - q[:, 0], q[:, 2] - q[:, 1]],
+            fmt="o",
+            color=colour,
+            ms=4,
+            capsize=2,
+            label=f"simulation d={d}",
+        )
+    ax_o.set(
+        xlabel=r"$\delta = n/d$",
+        ylabel=r"overlap $|\langle \hat v, \theta^*\rangle|$",
+        ylim=(-0.02, 1.02),
+        title="optimal spectral estimator (no GD)",
+    )
+    ax_o.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def grokking_figure(traj, title):
+    """Train loss, test loss and misalignment 1 − ρ vs GD step (log axis)."""
+    steps = traj["steps"] + 1
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    ax.plot(steps, traj["train_loss"], label="train loss")
+    ax.plot(steps, traj["test_loss"], label="test loss")
+    ax.plot(steps, 1 - traj["rho"], label=r"$1-\rho$")
+    ax.set(xscale="log", yscale="log", xlabel="GD step + 1", title=title)
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def hessian_spectrum_figure(panels):
+    """Bulk histograms at the plateau with the smallest eigenvalue marked.
+
+    ``panels``: list of (title, bulk eigenvalues, λ_min, overlap² of its eigenvector, bulk edge).
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False)
+    for ax, (title, bulk, lam, ov2, edge) in zip(axes[0], panels, strict=True):
+        ax.hist(bulk, bins=60, density=True, color="0.7")
+        colour = "C3" if negative_aligned(lam, ov2) else "C0"  # red: a negative eigenvalue aligned with θ*
+        ax.axvline(lam, color=colour, lw=1.5, label=rf"$\lambda_{{min}}$={lam:.3g}, overlap$^2$={ov2:.2f}")
+        ax.axvline(edge, color="0.3", ls="--", lw=0.8, label=f"bulk edge {edge:.3g}")
+        ax.axvline(0, color="k", lw=0.5)
+        ax.set(title=title, xlabel="eigenvalue", yticks=[])
+        ax.legend(frameon=False, fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def hessian_delta_figure(tables, fixed_points=None):
+    """λ_min and bulk edge (left) and overlap² of the bottom eigenvector (right) vs δ, per activation.
+
+    ``tables``: {activation: rows of the hessian table (one per seed)}; ``fixed_points``:
+    {activation: arrays of ``theory.fixed_point_model``}, drawn as lines (outlier solid, bulk edge
+    dashed; grey dots where the fixed point fails its AT check).
+    """
+    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for i, (act, rows) in enumerate(sorted(tables.items())):
+        colour = f"C{i}"
+        fp = (fixed_points or {}).get(act)
+        if fp is not None:
+            order = np.argsort(fp["delta"])
+            dl = fp["delta"][order]
+            ax_l.plot(dl, fp["outlier"][order], "-", color=colour, lw=1, label=f"{act}: fixed-point outlier")
+            ax_l.plot(
+                dl, fp["bulk_edge"][order], "--", color=colour, lw=0.8, label=f"{act}: fixed-point bulk edge"
+            )
+            ax_o.plot(dl, fp["overlap2"][order], "-", color=colour, lw=1, label=f"{act}: fixed point")
+            unstable = fp["at_value"][order] >= 1
+            ax_l.plot(dl[unstable], fp["bulk_edge"][order][unstable], ".", color="0.5", ms=6)
+        delta = np.array([r["delta"] for r in rows])
+        ax_l.plot(
+            delta,
+            [r["lambda_min"] for r in rows],
+            "o",
+            color=colour,
+            ms=4,
+            label=rf"{act}: $\lambda_{{min}}$",
+        )
+        ax_l.plot(delta, [r["bulk_edge"] for r in rows], "x", color=colour, ms=5, label=f"{act}: bulk edge")
+        equations = dict(
+            marker="s", ls="none", mfc="none", color=colour, ms=7, label=f"{act}: outlier eq. (empirical law)"
+        )
+        ax_l.plot(delta, [r["semi_empirical_outlier"] for r in rows], **equations)
+        ax_o.plot(delta, [r["overlap2"] for r in rows], "o", color=colour, ms=4, label=act)
+        ax_o.plot(delta, [r["semi_empirical_overlap2"] for r in rows], **equations)
+    ax_l.axhline(0, color="k", lw=0.5)
+    ax_l.set(xlabel=r"$\delta$", ylabel="eigenvalue", xscale="log", title="restricted GD plateau")
+    ax_o.axhline(ALIGNED_OVERLAP2, color="k", lw=0.5, ls=":")
+    ax_o.set(
+        xlabel=r"$\delta$",
+        ylabel=r"overlap$^2$ of bottom eigenvector with $\theta^*$",
+        xscale="log",
+        ylim=(-0.02, 1.02),
+    )
+    for ax in (ax_l, ax_o):  # plain numbers on the log δ axis (the default 2×10⁰, … labels collide)
+        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xticks([2, 4, 8, 16, 32])
+    ax_l.legend(frameon=False, fontsize=7)
+    ax_o.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def escape_figure(sweeps):
+    """Escape step (first step with ρ ≥ 1/2) vs δ: median and quartiles over escaped trials, per d.
+
+    ``sweeps``: {name: cell rows}.
+    """
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(5 * len(sweeps), 3.6), squeeze=False)
+    for ax, (name, cells) in zip(axes[0], sorted(sweeps.items()), strict=True):
+        by_d = _rows_by_d(cells)
+        for colour, (d, rows) in zip(shades(len(by_d)), by_d, strict=True):
+            rows = [r for r in rows if r["escaped"] > 0]
+            if not rows:
+                continue
+            _median_band(
+                ax, rows, ("escape_step_median", "escape_step_q25", "escape_step_q75"), colour, f"d={d}"
+            )
+        ax.set(xlabel=r"$\delta$", ylabel="escape step (median, 25–75 %)", yscale="log", title=name)
+        ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def hessian_trajectory_figure(runs):
+    """Along restricted GD (seed 0 of each δ): λ_min (solid) and bulk edge (dashed) vs step.
+
+    ``runs``: {activation: [(δ, steps, λ_min(t), bulk edge(t), overlap²(t)), ...]}.
+    """
+    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 6), squeeze=False, sharex="col")
+    for col, (act, series) in enumerate(sorted(runs.items())):
+        ax_l, ax_o = axes[0, col], axes[1, col]
+        colours = shades(len(series), "viridis")
+        for colour, (delta, steps, lam, edge, ov2) in zip(
+            colours, sorted(series, key=lambda s: s[0]), strict=True
+        ):
+            ok = np.isfinite(lam)
+            ax_l.plot(steps[ok] + 1, lam[ok], "-", color=colour, label=rf"$\delta$={delta:g}")
+            ax_l.plot(steps[ok] + 1, edge[ok], "--", color=colour, lw=0.8)
+            ax_o.plot(steps[ok] + 1, ov2[ok], "-", color=colour)
+        ax_l.axhline(0, color="k", lw=0.5)
+        ax_l.set(
+            xscale="log", ylabel=r"$\lambda_{min}$ (solid), bulk edge (dashed)", title=f"{act}: restricted GD"
+        )
+        ax_o.set(
+            xscale="log",
+            xlabel="GD step + 1",
+            ylabel=r"overlap$^2$ of bottom eigenvector",
+            ylim=(-0.02, 1.02),
+        )
+        ax_l.legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def width_figure(groups):
+    """Top: success rate vs δ per width m at the largest d common to all widths (else each sweep's
+    largest d). Bottom: fitted δ₅₀ vs m.
+
+    ``groups``: {activation: [(m, cell rows, fit rows), ...]}.
+    """
+    fig, axes = plt.subplots(2, len(groups), figsize=(5 * len(groups), 7), squeeze=False)
+    for col, (act, series) in enumerate(sorted(groups.items())):
+        ax_p, ax_t = axes[0, col], axes[1, col]
+        series = sorted(series, key=lambda s: s[0])
+        widths, d50, err = [], [], []
+        common = set.intersection(*({int(c["d"]) for c in cells} for _, cells, _ in series))
+        for colour, (m, cells, fits) in zip(shades(len(series), "Purples"), series, strict=True):
+            d = max(common) if common else max(int(c["d"]) for c in cells)
+            largest = [c for c in cells if int(c["d"]) == d]
+            success_panel(
+                ax_p, largest, [f for f in fits if int(f["d"]) == d], label=f"m={m}, ", colour=colour
+            )
+            fit = next((f for f in fits if int(f["d"]) == d), None)
+            if fit is not None and fit["status"] in ("ok", "firth"):
+                widths.append(m)
+                d50.append(fit["delta50"])
+                err.append(fit["delta50_err"])
+        ax_p.set(title=f"{act}: width sweep")
+        ax_p.legend(frameon=False, fontsize=8)
+        ax_t.errorbar(widths, d50, err, fmt="o-", color="C4", capsize=3)
+        ax_t.set(xlabel="width m", ylabel=r"$\delta_{50}$ (logistic fit)", xscale="log", xticks=widths)
+        ax_t.set_xticklabels([str(w) for w in widths])
+    fig.tight_layout()
+    return fig
+
+
+def easy_hard_figure(runs):
+    """Overlap of the learned weights with the easy (solid) and hard (dashed) direction vs step.
+
+    ``runs``: list of (δ, steps, direction overlaps, neuron overlaps), each of shape
+    (trials, steps, 2), one column of panels per δ.  Top: ‖P_{span Θ} θ*_l‖ (is direction l
+    learned by the network); bottom: max_j |⟨θ̂_j, θ*_l⟩| (is it carried by a single neuron).
+    """
+    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 6.4), squeeze=False, sharey=True)
+    directions = ((0, "-", "C0", "easy ($z_1$)"), (1, "--", "C3", "hard ($z_2$)"))
+    for column, (delta, steps, span, neuron) in enumerate(sorted(runs, key=lambda r: r[0])):
+        for ax, overlaps in zip(axes[:, column], (span, neuron), strict=True):
+            for trial in range(overlaps.shape[0]):
+                for index, style, colour, name in directions:
+                    label = name if trial == 0 else None
+                    ax.plot(steps + 1, overlaps[trial, :, index], style, color=colour, lw=1, label=label)
+            ax.set(xscale="log", xlabel="GD step + 1", title=rf"$\delta$ = {delta:g}", ylim=(-0.02, 1.02))
+            ax.legend(frameon=False, fontsize=8)
+    axes[0, 0].set(ylabel=r"$\|P_{\mathrm{span}\,\Theta}\,\theta^*_l\|$")
+    axes[1, 0].set(ylabel=r"max$_j\,|\langle \hat\theta_j, \theta^*_l\rangle|$")
+    fig.tight_layout()
+    return fig

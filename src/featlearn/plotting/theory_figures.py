@@ -1,0 +1,141 @@
+"""Figures of the theory: DMFT vs simulation (Fig 9), outlier vs GD time and δ_NN(t) (Fig 10).
+
+Every figure is drawn from stored results (``theory_compare.load_theory``): nothing is computed
+here beyond reading off thresholds.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from featlearn.analysis.theory_tables import delta_nn_curve, long_time_threshold  # noqa: E402
+
+TAIL_NOTE = (
+    "Bulk edge of the N-path DMFT law = that of a system with n = N samples (extreme-value tail "
+    "kept); for unbounded weights (he2) the finite-t threshold therefore depends on N."
+)
+
+
+def _label(name, s):
+    return f"{name}: {s.activation}, y={s.link}, $\\eta$={s.lr:g}"
+
+
+def dmft_vs_simulation_figure(theory, models, n_paths):
+    """‖θ‖², train loss and H₁₁ vs t: DMFT (lines, each model's main N from ``n_paths``) and
+    simulated restricted GD (seed mean ± s.d.)."""
+    names = [n for n in models if theory[n]["sim"]]
+    fig, axes = plt.subplots(len(names), 3, figsize=(12, 3.0 * len(names)), squeeze=False)
+    for row, name in zip(axes, names, strict=True):
+        dm = theory[name]["dmft"][n_paths[name]]
+        for c, (delta, cell) in enumerate(sorted(theory[name]["sim"].items())):
+            i = int(np.nonzero(np.isclose(dm["delta"], delta))[0][0])
+            colour = f"C{c}"
+            for ax, key in zip(row, ("norm2", "train_loss", "h11"), strict=True):
+                ax.plot(
+                    dm["steps"],
+                    dm[key][i],
+                    color=colour,
+                    lw=1.2,
+                    label=f"DMFT $\\delta$={delta:g}, N={n_paths[name]}",
+                )
+                ts = cell["steps"]
+                ax.errorbar(
+                    ts,
+                    cell[key].mean(axis=0),
+                    yerr=cell[key].std(axis=0),
+                    fmt="o",
+                    ms=2.5,
+                    color=colour,
+                    alpha=0.6,
+                    errorevery=5,
+                    markevery=2,
+                    label=f"sim d={int(cell['d'])}",
+                )
+        for ax, ylabel in zip(row, (r"$\|\theta^t\|^2$", "train loss", r"$H_{11}=E[g^2 w]$"), strict=True):
+            ax.set(xlabel="GD step t", ylabel=ylabel)
+        row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
+        row[0].legend(frameon=False, fontsize=7)
+    fig.suptitle(
+        "restricted GD: DMFT (N Monte-Carlo paths) vs simulation (seed mean $\\pm$ s.d.)", fontsize=10
+    )
+    fig.tight_layout()
+    return fig
+
+
+def outlier_vs_time_figure(theory, models, n_paths):
+    """Hessian bottom vs t: DMFT bulk edge (dashed) and outlier (solid) over the simulated λ_min
+    (filled markers, mean ± s.d. over seeds) and bulk edge (crosses); overlap² on the right."""
+    names = [n for n in models if theory[n]["sim"]]
+    fig, axes = plt.subplots(len(names), 2, figsize=(11, 3.2 * len(names)), squeeze=False)
+    for (ax_l, ax_o), name in zip(axes, names, strict=True):
+        dm = theory[name]["dmft"][n_paths[name]]
+        cells = sorted(theory[name]["sim"].items())
+        shown = cells if len(cells) <= 3 else [cells[0], cells[len(cells) // 2], cells[-1]]
+        for c, (delta, cell) in enumerate(shown):
+            i = int(np.nonzero(np.isclose(dm["delta"], delta))[0][0])
+            colour = f"C{c}"
+            ts, st = dm["steps"], cell["spectrum_steps"]
+            ax_l.plot(ts, dm["bulk_edge"][i], "--", color=colour, lw=1)
+            ax_l.plot(
+                ts, dm["outlier"][i], "-", color=colour, lw=1.5, label=f"$\\delta$={delta:g}: DMFT outlier"
+            )
+            lam = cell["eigenvalues"][:, :, 0]
+            ax_l.errorbar(
+                st, lam.mean(0), yerr=lam.std(0), fmt="o", color=colour, ms=4, label=r"sim $\lambda_{min}$"
+            )
+            ax_l.plot(st, cell["bulk_edge"].mean(0), "x", color=colour, ms=6)
+            ax_o.plot(ts, dm["overlap2"][i], "-", color=colour, lw=1.5, label=f"$\\delta$={delta:g}: DMFT")
+            ov = cell["overlap2"][:, :, 0]
+            ax_o.errorbar(st, ov.mean(0), yerr=ov.std(0), fmt="o", color=colour, ms=4, label="sim")
+        ax_l.axhline(0, color="k", lw=0.5)
+        ax_l.set(xlabel="GD step t", ylabel="eigenvalue", xscale="log")
+        ax_l.set_title(
+            _label(name, models[name]) + "  (dashed: DMFT bulk edge; x: sim bulk edge)", fontsize=8
+        )
+        ax_o.set(xlabel="GD step t", ylabel=r"overlap$^2$ with $\theta^*$", xscale="log", ylim=(-0.02, 1.02))
+        ax_l.legend(frameon=False, fontsize=6)
+        ax_o.legend(frameon=False, fontsize=6)
+    fig.text(0.01, 0.003, TAIL_NOTE, fontsize=7)
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    return fig
+
+
+def delta_nn_figure(theory, models, n_paths, table):
+    """δ_NN(t) vs t per model for every N, with the long-time (fixed-point) value and δ₅₀ per d."""
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False)
+    for ax, (name, s) in zip(axes[0], models.items(), strict=True):
+        dms = sorted(theory[name]["dmft"].items())
+        for k, (n, dm) in enumerate(dms):
+            curve, statuses = delta_nn_curve(dm)
+            ok = np.array([st == "ok" for st in statuses])
+            ts = dm["steps"]
+            main = n == n_paths[name]
+            style = "-" if main else ["--", ":", "-."][k % 3]
+            ax.plot(ts[ok], curve[ok], style, color="C0", lw=1.5 if main else 1, label=f"DMFT, N={n}")
+        value, status, stable = long_time_threshold(theory[name]["fixed_point"])
+        if status == "ok":
+            note = "AT-stable" if stable else "fails AT: approximation"
+            ax.axhline(value, color="C3", ls="-.", lw=1, label=f"fixed point: {value:.2f} ({note})")
+        row = next(r for r in table if r["model"] == name)
+        for j, key in enumerate(k for k in row if k.startswith("delta50_d") and not k.endswith("_err")):
+            if isinstance(row[key], float) and np.isfinite(row[key]):
+                ax.axhline(
+                    row[key],
+                    color="0.5",
+                    lw=0.8,
+                    ls=["-", "--", ":"][j % 3],
+                    label=f"GD $\\delta_{{50}}$, {key[8:]}",
+                )
+        ax.set(xlabel="GD step t", ylabel=r"$\delta_{NN}(t)$", xscale="log", xlim=(1, dms[0][1]["steps"][-1]))
+        ax.set_title(_label(name, s), fontsize=9)
+        ax.legend(frameon=False, fontsize=6)
+    fig.text(
+        0.01,
+        0.005,
+        "Smallest δ with a negative hard-direction outlier at GD time t. " + TAIL_NOTE,
+        fontsize=7,
+    )
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig

@@ -1,0 +1,202 @@
+"""Discrete-time DMFT of restricted full-batch GD for one neuron (shared/theory/dmft.md).
+
+Restricted dynamics (hard coordinate removed; y independent of A ∈ R^{n×p}, iid N(0, 1) entries,
+n/p = δ, loss ℓ(y, z) = (aσ(z + b) − y)²/2, r = ℓ′, w = ℓ″):
+
+    θ^{t+1} = θ^t − (η/n) Aᵀ r^t,   r^t = ℓ′(y, Aθ^t),   θ⁰ ~ N(0, r₀² I/p).
+
+As p → ∞ the dynamics reduces to two scalar processes coupled by correlation (C) and response (R)
+kernels.  Parameter side (linear, ϑ = √p θ_j):
+
+    R_θ(t+1, s) = R_θ(t, s) − η Σ_{u=s}^{t} R_r(t, u) R_θ(u, s),   R_θ(s, s) = 1          (Rθ)
+    C_θ(t, t) = r₀² R_θ(t, 0)² + (η²/δ) Σ_{s,s′<t} R_θ(t, s+1) R_θ(t, s′+1) C_r(s, s′)   (Cθ)
+
+(C_θ(t, t) = ‖θ^t‖²).  Sample side (non-linear; N Monte-Carlo paths, g ~ N(0, 1), y = h(g)):
+
+    z^t = ω^t − (η/δ) Σ_{s<t} R_θ(t, s+1) r^s,   r^t = ℓ′(y, z^t),   w^t = ℓ″(y, z^t)      (z)
+    J^t_t = 1,   J^t_s = −(η/δ) Σ_{u=s}^{t−1} R_θ(t, u+1) w^u J^u_s                      (J)
+    C_r(t, s) = E[r^t r^s],   R_r(t, s) = E[w^t J^t_s]                                     (Cr, Rr)
+
+with ω ~ GP(0, C_θ).  ω is built as dmft.md prescribes, without factorising C_θ:
+
+    ω^t = R_θ(t, 0) u₀ − (η/√δ) Σ_{s<t} R_θ(t, s+1) v^s,   u₀ ~ N(0, r₀²),   v^s = G r^s,
+
+G ∈ R^{N×N} with iid N(0, 1/N) entries, so that v has exactly the empirical covariance C_r given
+the paths.  G is never formed: with q₀, q₁, … the Gram–Schmidt basis of r⁰, r¹, … (unit vectors
+of R^N), G q₀, G q₁, … are iid N(0, I/N) vectors, each independent of the paths that precede it
+(rotation invariance of G), so v^t = Σ_j c_j Ξ_j with r^t = Σ_j c_j q_j and Ξ an N×(T+1) matrix
+of iid N(0, 1/N): the same law as G r at O(N T) memory instead of O(N²).
+
+Outputs per t: ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t] (the hard diagonal entry of
+the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of (g², w^t) as N samples feeds
+the outlier equations (``outlier``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from scipy import special
+
+from featlearn.model import seeds
+from featlearn.model.links import get_link
+from featlearn.model.loss import loss_derivatives
+
+_BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
+
+
+@dataclass
+class DMFTResult:
+    """Kernels and per-step observables of one DMFT solution (arrays indexed by t = 0..T)."""
+
+    delta: float
+    lr: float
+    norm2: np.ndarray  # ‖θ^t‖² = C_θ(t, t)
+    train_loss: np.ndarray  # E[ℓ(y, z^t)]
+    h11: np.ndarray  # E[g² w^t]
+    yw: np.ndarray  # E[y w^t]
+    c_r: np.ndarray  # C_r(t, s)
+    r_r: np.ndarray  # R_r(t, s), lower triangle
+    r_theta: np.ndarray  # R_θ(t, s), lower triangle
+    g2: np.ndarray  # g² of each path, shape (N,)
+    y: np.ndarray  # y of each path, shape (N,)
+    w: np.ndarray  # w^t of each path, shape (T + 1, N)
+
+
+@njit(cache=True)
+def _tri(t):
+    """Offset of row t in a packed lower-triangular (t, s ≤ t) array."""
+    return t * (t + 1) // 2
+
+
+@njit(parallel=True, cache=True)
+def response_step(t, jac, w_paths, coef):
+    """Fill J^t_s (s ≤ t) of every path by (J) and return R_r(t, s) = E[w^t J^t_s] by (Rr).
+
+    ``jac`` is path-major, shape (N, (T+1)(T+2)/2), packed lower triangle; ``w_paths`` has shape
+    (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.
+    """
+    n = jac.shape[0]
+    base = _tri(t)
+    partial = np.zeros((_BLOCKS, t + 1))
+    for blk in prange(_BLOCKS):
+        for k in range(blk * n // _BLOCKS, (blk + 1) * n // _BLOCKS):
+            for s in range(t):
+                jac[k, base + s] = 0.0
+            for u in range(t):  # row t += coef[u] w^u · row u: contiguous, vectorisable axpys
+                c = coef[u] * w_paths[k, u]
+                row_u = _tri(u)
+                for s in range(u + 1):
+                    jac[k, base + s] += c * jac[k, row_u + s]
+            jac[k, base + t] = 1.0
+            wt = w_paths[k, t]
+            for s in range(t + 1):
+                partial[blk, s] += wt * jac[k, base + s]
+    out = np.zeros(t + 1)
+    for blk in range(_BLOCKS):
+        out += partial[blk]
+    return out / n
+
+
+class _GaussianImage:
+    """v = G r for a fixed (never formed) N×N Gaussian G, by Gram–Schmidt (see module docstring)."""
+
+    def __init__(self, xi):
+        self.xi = xi  # N × (T+1), iid N(0, 1/N)
+        self.store = np.empty_like(xi)  # orthonormal basis q_0, q_1, … in its first ``rank`` columns
+        self.rank = 0
+
+    def __call__(self, r):
+        basis = self.store[:, : self.rank]
+        coef = basis.T @ r
+        resid = r - basis @ coef
+        coef2 = basis.T @ resid  # second pass: numerically orthogonal
+        coef += coef2
+        resid -= basis @ coef2
+        v = self.xi[:, : self.rank] @ coef
+        norm = np.linalg.norm(resid)
+        if norm > 1e-12 * np.linalg.norm(r):
+            v += norm * self.xi[:, self.rank]
+            self.store[:, self.rank] = resid / norm
+            self.rank += 1
+        return v
+
+
+def stratified_normal(rng, size):
+    """N(0, 1) draws stratified by quantile: Φ⁻¹((k + U_k)/N), k = 0..N−1, in random order.
+
+    Each draw is exactly N(0, 1) (a uniform position inside a random stratum); the empirical law
+    matches the Gaussian far better than iid draws, which removes most of the Monte-Carlo noise of
+    heavy moments such as E[g⁸] entering E[g² w] for y = g² − 1.
+    """
+    u = (np.arange(size) + rng.random(size)) / size
+    return rng.permutation(special.ndtri(u))
+
+
+def path_law(rng, paths, link, noise=0.0):
+    """(g, y) of ``paths`` Monte-Carlo paths: g ~ N(0, 1) stratified, y = h(g) + noise·ε."""
+    lk = get_link(link)
+    if lk.k != 1:
+        raise ValueError(f"the DMFT is implemented for single-index links; {link!r} has k = {lk.k}")
+    g = stratified_normal(rng, paths)
+    y = lk.h(g[:, None])
+    if noise > 0:
+        y = y + noise * rng.standard_normal(paths)
+    return g, y
+
+
+def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0, noise=0.0):
+    """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
+
+    ``seed`` is any identity tuple (hashed by ``seeds.identity_entropy``); the same identity gives
+    the same paths bit for bit.
+    """
+    rng = np.random.default_rng(seeds.identity_entropy(*seed))
+    g, y = path_law(rng, paths, link, noise)
+    u0 = r0 * stratified_normal(rng, paths)  # independent of g (own random order)
+    image = _GaussianImage(rng.standard_normal((paths, steps + 1)) / math.sqrt(paths))
+    big_t = steps + 1
+    r_theta = np.zeros((big_t + 1, big_t + 1))
+    r_r = np.zeros((big_t, big_t))
+    c_r = np.zeros((big_t, big_t))
+    r_paths = np.zeros((big_t, paths))
+    w_paths = np.zeros((paths, big_t))
+    push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
+    jac = np.zeros((paths, _tri(big_t)))
+    norm2, loss, h11, yw = (np.zeros(big_t) for _ in range(4))
+    r_theta[0, 0] = 1.0
+    for t in range(big_t):
+        rt = r_theta[t, 1 : t + 1]
+        z = r_theta[t, 0] * u0 - push[:, :t] @ rt
+        norm2[t] = r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
+        ell, r, w = loss_derivatives(activation, a, b, y, z)
+        loss[t], h11[t], yw[t] = ell.mean(), np.mean(g**2 * w), np.mean(y * w)
+        r_paths[t], w_paths[:, t] = r, w
+        coef = -(lr / delta) * rt
+        r_r[t, : t + 1] = response_step(t, jac, w_paths, coef)
+        c_r[t, : t + 1] = r_paths[: t + 1] @ r / paths
+        c_r[: t + 1, t] = c_r[t, : t + 1]
+        push[:, t] = lr / math.sqrt(delta) * image(r) + (lr / delta) * r
+        # (Rθ): R_θ(t+1, s) for s ≤ t
+        r_theta[t + 1, : t + 1] = r_theta[t, : t + 1] - lr * (r_r[t, : t + 1] @ r_theta[: t + 1, : t + 1])
+        r_theta[t + 1, t + 1] = 1.0
+    return DMFTResult(
+        delta=float(delta),
+        lr=float(lr),
+        norm2=norm2,
+        train_loss=loss,
+        h11=h11,
+        yw=yw,
+        c_r=c_r,
+        r_r=r_r,
+        r_theta=r_theta[:big_t, :big_t],
+        g2=g**2,
+        y=y,
+        w=np.ascontiguousarray(w_paths.T),
+    )
+
+
+def warm():
+    """Compile the response kernel on a tiny problem (``io.warmup``)."""
+    solve("gelu", "he2", 2.0, 0.5, 2, 64, ("warmup",))

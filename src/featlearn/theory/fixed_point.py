@@ -1,0 +1,186 @@
+"""Static replica-symmetric fixed point of the converged restricted state (outlier.md §4, item 2).
+
+The restricted GD limit is treated as the M-estimator θ̂ = argmin Σ_i ℓ(y_i, a_iᵀθ) with A ∈ R^{n×p}
+iid N(0, 1), n/p = δ, ℓ(y, z) = (aσ(z + b) − y)²/2.  The RS cavity gives, with ω ~ N(0, q)
+independent of (g, y = h(g)):
+
+    z = prox_{κℓ(y,·)}(ω) = argmin_u [ℓ(y, u) + (u − ω)²/(2κ)],   w = ℓ″(y, z)            (P)
+    E[κw/(1 + κw)] = 1/δ                                                                  (K)
+    q = δ E[(ω − z)²]                     (q = ‖θ̂‖²)                                      (Q)
+
+Stability (de Almeida–Thouless): δ E[(κw/(1 + κw))²] < 1.  For y = g² (− 1) this fails at every
+δ tried (outlier.md §4): the result is then an approximation and is always reported with the
+check.  Expectations use a tensor Gauss–Hermite rule in (ω/√q, g); the prox is the GLOBAL
+minimiser, found by a grid scan over |u − ω| ≤ √(2κℓ(y, ω)) (F(u) ≥ (u − ω)²/2κ and F(ω) = ℓ(y, ω)
+bound the minimiser there) and Newton polishing.  The law of (g², w) at the fixed point, with
+its quadrature weights, feeds the outlier equations: at a stationary point m(0) = κ/γ.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from scipy import optimize
+
+from featlearn.model.activations import activation_code
+from featlearn.model.links import get_link
+from featlearn.model.loss import derivatives, loss_derivatives
+
+
+@dataclass
+class FixedPoint:
+    delta: float
+    kappa: float
+    q: float  # ‖θ̂‖²
+    train_loss: float  # E[ℓ(y, z)]
+    at_value: float  # δ E[(κw/(1 + κw))²]; stable iff < 1
+    g2: np.ndarray  # quadrature nodes of the law of (g², w) ...
+    w: np.ndarray
+    weights: np.ndarray  # ... and their weights
+
+    @property
+    def stable(self):
+        return bool(self.at_value < 1.0)
+
+
+@njit(parallel=True, cache=True)
+def prox(code, a, b, y, omega, kappa, scan=128):
+    """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z)."""
+    n = y.size
+    z = np.empty(n)
+    w = np.empty(n)
+    for i in prange(n):
+        ell0, _, _ = derivatives(code, a, b, y[i], omega[i])
+        radius = math.sqrt(2.0 * kappa * ell0) + 1e-12
+        best, best_u = ell0, omega[i]
+        for j in range(scan + 1):
+            u = omega[i] - radius + 2.0 * radius * j / scan
+            ell, _, _ = derivatives(code, a, b, y[i], u)
+            f = ell + (u - omega[i]) ** 2 / (2.0 * kappa)
+            if f < best:
+                best, best_u = f, u
+        u = best_u
+        for _ in range(50):  # Newton on F′(u) = ℓ′ + (u − ω)/κ, guarded by F″ > 0
+            _, d1, d2 = derivatives(code, a, b, y[i], u)
+            hess = d2 + 1.0 / kappa
+            if hess <= 0.0:
+                break
+            step = (d1 + (u - omega[i]) / kappa) / hess
+            u -= step
+            if abs(step) < 1e-13 * (1.0 + abs(u)):
+                break
+        z[i] = u
+        _, _, w[i] = derivatives(code, a, b, y[i], u)
+    return z, w
+
+
+class FixedPointSolver:
+    """Solves (K) and (Q) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g)."""
+
+    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80):
+        lk = get_link(link)
+        if lk.k != 1:
+            raise ValueError(
+                f"the fixed point is implemented for single-index links; {link!r} has k = {lk.k}"
+            )
+        x, wq = np.polynomial.hermite_e.hermegauss(nodes)  # weight e^{−x²/2}
+        wq = wq / wq.sum()
+        self.activation = activation_name
+        self.code = activation_code(activation_name)
+        self.a, self.b = float(a), float(b)
+        xi, g = np.meshgrid(x, x, indexing="ij")
+        self.xi, self.g = xi.ravel(), g.ravel()
+        self.weights = np.outer(wq, wq).ravel()
+        self.y = lk.h(self.g[:, None])
+
+    def law(self, kappa, q):
+        """(z, w, ω) at the quadrature nodes for given (κ, q)."""
+        omega = math.sqrt(q) * self.xi
+        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa)
+        return z, w, omega
+
+    def _mean(self, values):
+        return float(self.weights @ values)
+
+    def kappa_for(self, q, delta, guess=None):
+        """κ solving (K) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
+        around ``guess`` when given."""
+
+        def resid(log_kappa):
+            kappa = math.exp(log_kappa)
+            _, w, _ = self.law(kappa, q)
+            return self._mean(kappa * w / (1.0 + kappa * w)) - 1.0 / delta
+
+        lo, hi = (-12.0, 2.0) if guess is None else (math.log(guess) - 1.0, math.log(guess) + 1.0)
+        while guess is not None and resid(lo) > 0:
+            lo -= 2.0
+        while resid(hi) < 0:
+            hi += 2.0
+            if hi > 30:
+                raise ValueError("no kappa solves E[kw/(1+kw)] = 1/delta")
+        return math.exp(optimize.brentq(resid, lo, hi, xtol=1e-8))
+
+    def _joint(self, delta, start):
+        """(κ, q) by Powell's hybrid method on (K), (Q) in (log κ, log q) from ``start``; None if
+        it does not converge (the prox is only piecewise smooth)."""
+
+        def resid(x):
+            kappa, q = np.exp(x)
+            z, w, omega = self.law(kappa, q)
+            return [
+                delta * self._mean(kappa * w / (1.0 + kappa * w)) - 1.0,
+                math.log(delta * self._mean((omega - z) ** 2)) - x[1],
+            ]
+
+        sol = optimize.root(resid, np.log(start), method="hybr", options={"xtol": 1e-11, "maxfev": 40})
+        if not sol.success or np.max(np.abs(resid(sol.x))) > 1e-8:
+            return None
+        return np.exp(sol.x)
+
+    def solve(self, delta, start=None, q_bracket=(1e-4, 1e3)):
+        """The fixed point (κ, q) and its law.  A joint root find from ``start`` = (κ, q) (e.g. the
+        solution at a nearby δ; default (2/δ, 0.3)); if that fails, (Q) by bracketing in log q
+        with κ from (K) inside."""
+        joint = self._joint(delta, start if start is not None else (2.0 / delta, 0.3))
+        if joint is not None:
+            kappa, q = joint
+            return self._result(delta, kappa, q)
+
+        kappa_guess = [start[0] if start is not None else None]
+
+        def resid(log_q):
+            q = math.exp(log_q)
+            kappa = kappa_guess[0] = self.kappa_for(q, delta, kappa_guess[0])
+            z, _, omega = self.law(kappa, q)
+            return math.log(delta * self._mean((omega - z) ** 2)) - log_q
+
+        lo, hi = (math.log(v) for v in q_bracket)
+        if start is not None and resid(math.log(start[1]) - 0.5) > 0 and resid(math.log(start[1]) + 0.5) < 0:
+            lo, hi = math.log(start[1]) - 0.5, math.log(start[1]) + 0.5
+        elif resid(lo) <= 0 or resid(hi) >= 0:
+            raise ValueError(f"no fixed point with q in {q_bracket} at delta={delta}")
+        log_q = optimize.brentq(resid, lo, hi, xtol=1e-7)
+        q = math.exp(log_q)
+        return self._result(delta, self.kappa_for(q, delta, kappa_guess[0]), q)
+
+    def _result(self, delta, kappa, q):
+        z, w, _ = self.law(kappa, q)
+        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z)
+        ratio = kappa * w / (1.0 + kappa * w)
+        return FixedPoint(
+            delta=float(delta),
+            kappa=kappa,
+            q=q,
+            train_loss=self._mean(ell),
+            at_value=delta * self._mean(ratio**2),
+            g2=self.g**2,
+            w=w,
+            weights=self.weights,
+        )
+
+
+def warm():
+    """Compile the prox kernel (``io.warmup``)."""
+    z = np.linspace(-1.0, 1.0, 5)
+    prox(0, 1.0, 0.0, z, z, 0.5)

@@ -1,0 +1,94 @@
+"""The workflow's side of the package: derived code dependencies, typed settings, the manifest."""
+
+import re
+import tomllib
+from dataclasses import FrozenInstanceError
+from pathlib import Path
+
+import pytest
+import yaml
+
+from featlearn.pipeline import manifest, resources, settings
+from featlearn.pipeline.deps import module_closure, module_names
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def make_package(root):
+    """featlearn/{__init__, a/__init__, a/x, a/y, b/__init__, b/z}: x imports y relatively and b.z
+    inside a function; z imports nothing."""
+    pkg = root / "featlearn"
+    for sub in ("a", "b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "x.py").write_text("from . import y\n\ndef f():\n    from featlearn.b.z import g\n")
+    (pkg / "a" / "y.py").write_text("import numpy\n")
+    (pkg / "b" / "z.py").write_text("def g():\n    pass\n")
+    (pkg / "b" / "unused.py").write_text("")
+    return pkg
+
+
+def test_closure_follows_relative_absolute_and_nested_imports(tmp_path):
+    pkg = make_package(tmp_path)
+    script = tmp_path / "script.py"
+    script.write_text("from featlearn.a import x  # noqa\n")
+    found = {str(p.relative_to(pkg)) for p in module_closure(script, pkg)}
+    assert found == {"__init__.py", "a/__init__.py", "a/x.py", "a/y.py", "b/__init__.py", "b/z.py"}
+    assert "featlearn.b.z" in module_names(script, pkg) and "featlearn.b.unused" not in module_names(
+        script, pkg
+    )
+
+
+def test_settings_round_trip_and_are_frozen():
+    s = settings.sweep_settings(CONFIG, "gelu")
+    again = settings.SweepSettings.from_dict(s.asdict())
+    assert again == s and list(again.asdict()) == list(s.asdict())
+    with pytest.raises(FrozenInstanceError):
+        s.lr = 2.0
+    with pytest.raises(TypeError):
+        settings.SweepSettings.from_dict({**s.asdict(), "learning_rat": 1.0})
+
+
+def test_settings_merge_defaults_activation_tables_and_overrides():
+    s = settings.sweep_settings(CONFIG, "gelu_m2")
+    assert (s.lr, s.m, s.steps, s.dtype) == (2.0, 2, CONFIG["steps"]["gelu"], CONFIG["defaults"]["dtype"])
+    assert s.origin["lr"] == "sweeps.gelu_m2.lr" and s.origin["steps"] == "steps.gelu"
+    plateau = settings.plateau_settings(CONFIG, "quad")
+    assert plateau.dtype == "float64" and plateau.lr == CONFIG["learning_rate"]["quad"]
+
+
+def test_unsupported_options_name_their_config_key():
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["defaults"]["loss_normalisation"] = "variance"
+    assert settings.sweep_settings(config, "gelu").unsupported() == []  # GD sweeps implement it
+    [(key, message)] = settings.plateau_settings(config, "gelu").unsupported()
+    assert key == "defaults.loss_normalisation" and "Hessian plateau" in message
+    config["theory"]["models"]["quad"]["a"] = [1.0]
+    keys = [k for k, _ in settings.theory_model_settings(config, "quad").unsupported()]
+    assert "theory.models.quad.a" in keys
+
+
+def test_readme_figure_table_is_the_manifest():
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- manifest:start -->\n(.*?)\n<!-- manifest:end -->", readme, re.S).group(1)
+    assert block == manifest.markdown_table(CONFIG)
+
+
+def test_memory_estimates_grow_with_the_arrays():
+    small, large = (
+        resources.gd_cell_mem_mb(250, 5.0, 2000, "float32"),
+        resources.gd_cell_mem_mb(4000, 10.0, 2000, "float64"),
+    )
+    assert resources.BASE_MB < small < large
+    assert large > 40000 * 4000 * 16 / 1e6  # X drawn in float64 and kept in float64
+    assert resources.dmft_mem_mb(40000, 100) > 40000 * 101 * 102 / 2 * 8 / 1e6
+
+
+def test_python_floor_matches_the_code():
+    """The code uses tomllib and dataclass(kw_only=True): Python 3.11 is the floor."""
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert floor == ">=3.11"
+    env = yaml.safe_load((ROOT / "envs" / "featlearn.yaml").read_text())
+    assert "python>=3.11" in env["dependencies"]
