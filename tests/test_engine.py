@@ -1,35 +1,25 @@
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
 from featlearn.model import network
-from featlearn.pipeline.settings import SweepSettings
+from featlearn.pipeline.settings import sweep_settings
 
-SETTINGS = SweepSettings(
+ROOT = Path(__file__).resolve().parents[1]
+# the tiny config's gelu sweep (the quick conventions), with a test identity and a short budget
+SETTINGS = replace(
+    sweep_settings(yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text()), "gelu"),
     seed=7,
     experiment="test",
-    activation="gelu",
-    link="he2",
-    lr=1.0,
     steps=60,
-    m=1,
-    a=1.0,
-    b=0.0,
-    r0=1.0,
-    init="random",
-    theta_star="e1",
-    noise=0.0,
     n_test=100,
     dtype="float64",
-    loss_normalisation="none",
-    freeze_rho=0.9,
-    escape_rho=0.5,
-    success_rho=0.5,
     record_points=15,
-    trials=2,
 )
 
 

@@ -64,7 +64,7 @@ def test_unsupported_options_name_their_config_key():
     config["defaults"]["loss_normalisation"] = "variance"
     assert settings.sweep_settings(config, "gelu").unsupported() == []  # GD sweeps implement it
     [(key, message)] = settings.plateau_settings(config, "gelu").unsupported()
-    assert key == "defaults.loss_normalisation" and "Hessian plateau" in message
+    assert key == "defaults.loss_normalisation" and "the Plateau jobs" in message
     config["theory"]["models"]["quad"]["a"] = [1.0]
     keys = [k for k, _ in settings.theory_model_settings(config, "quad").unsupported()]
     assert "theory.models.quad.a" in keys

@@ -4,12 +4,7 @@ sm = snakemake  # noqa: F821
 log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
 from featlearn.hessian.plateau import plateau_cell  # noqa: E402
-from featlearn.io.provenance import provenance  # noqa: E402
-from featlearn.io.results import save_npz  # noqa: E402
+from featlearn.io.cells import run_delta_cell  # noqa: E402
 from featlearn.pipeline.settings import PlateauSettings  # noqa: E402
 
-settings = PlateauSettings.from_dict(sm.params.settings)
-delta = float(sm.wildcards.delta)
-log(f"plateau cell {settings.activation} d={settings.d} delta={delta}: {settings}")
-cell = plateau_cell(settings, delta, log)
-save_npz(sm.output[0], cell, provenance(delta=delta, **settings.asdict()))
+run_delta_cell(sm, PlateauSettings, plateau_cell, log)

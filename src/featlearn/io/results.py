@@ -36,10 +36,18 @@ def write_csv(path, rows):
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
 
 
+BOOLEANS = {"True": True, "False": False}
+"""How :func:`write_csv` writes booleans (``str(bool)``), read back as booleans, not as strings."""
+
+
 def read_csv(path):
-    """Rows of a CSV as dicts, numeric fields converted to float where possible."""
+    """Rows of a CSV as dicts: "True"/"False" as booleans, numeric fields as floats, the rest as
+    strings (so that a boolean written by :func:`write_csv` reads back as itself, never as the
+    truthy string "False")."""
 
     def convert(v):
+        if v in BOOLEANS:
+            return BOOLEANS[v]
         try:
             return float(v)
         except ValueError:

@@ -129,6 +129,7 @@ def duplicate_stems(config):
 def markdown_table(config):
     """The manifest as the README's figure table (the README block is checked against it)."""
     lines = ["| stem | paper | rule | what it shows |", "|---|---|---|---|"]
+
     def order(f):
         number = "".join(c for c in f.paper if c.isdigit())
         return (f.paper == "", int(number or 0), f.paper, f.stem)

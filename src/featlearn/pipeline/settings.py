@@ -44,7 +44,6 @@ class JobSettings:
 
     SUPPORTED: ClassVar[dict] = {}
     """field -> the values this kind of job implements (anything else is a config error)."""
-    JOB: ClassVar[str] = "job"
     origin: dict = field(default_factory=dict, compare=False, repr=False)
 
     def asdict(self):
@@ -66,9 +65,9 @@ class JobSettings:
                 what = (
                     getattr(allowed, "__doc__", None) if callable(allowed) else ", ".join(map(repr, allowed))
                 )
-                out.append(
-                    (self.origin.get(name, name), f"{value!r} is not supported by {self.JOB} ({what})")
-                )
+                job = type(self).__name__.removesuffix("Settings")
+                message = f"{value!r} is not supported by the {job} jobs ({what})"
+                out.append((self.origin.get(name, name), message))
         return out
 
 
@@ -78,26 +77,33 @@ def _scalar(value):
 
 
 @dataclass(frozen=True, kw_only=True)
-class GDSettings(JobSettings):
-    """One GD trial's identity (seed, experiment) and its conventions."""
+class ModelSettings(JobSettings):
+    """What defines the model and its training: the identity (seed, experiment) of its random
+    draws, σ, η, the link, the network's width, fixed a and b, the init and the loss."""
 
-    JOB: ClassVar[str] = "GD trials"
     seed: int
     experiment: str
     activation: str
     lr: float
-    steps: int
     link: str
     m: int
     a: float | tuple
     b: float | tuple
     r0: float
     init: str
-    theta_star: str
     noise: float
+    loss_normalisation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GDSettings(ModelSettings):
+    """One GD trial: the model, its data (teacher frame, test set, dtype of X), the step budget and
+    what is recorded (freeze, escape and success levels, recording grid)."""
+
+    steps: int
+    theta_star: str
     n_test: int
     dtype: str
-    loss_normalisation: str
     freeze_rho: float
     escape_rho: float
     success_rho: float
@@ -108,7 +114,6 @@ class GDSettings(JobSettings):
 class SweepSettings(GDSettings):
     """A sweep cell: ``trials`` GD trials at one (d, δ) (d and δ come from the cell's name)."""
 
-    JOB: ClassVar[str] = "sweep cells"
     trials: int
 
 
@@ -116,7 +121,6 @@ class SweepSettings(GDSettings):
 class LongRunSettings(GDSettings):
     """One long GD run (Fig 2) on a stored dataset; never frozen."""
 
-    JOB: ClassVar[str] = "long runs"
     d: int
     delta: float
 
@@ -127,20 +131,26 @@ RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",)}
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlateauSettings(GDSettings):
-    """Hessian plateau cell: restricted GD to ‖∇R̂‖ ≤ grad_tol, spectra at ``checkpoints``."""
+class RestrictedSettings(GDSettings):
+    """Restricted GD at dimension d (hard component projected out), ``seeds`` runs per cell, the
+    k smallest Hessian eigenvalues recorded."""
 
     SUPPORTED: ClassVar[dict] = RESTRICTED_GD
-    JOB: ClassVar[str] = "the Hessian plateau cells"
     d: int
     seeds: int
-    grad_tol: float
-    checkpoints: int
     k: int
 
 
 @dataclass(frozen=True, kw_only=True)
-class TheoryModelSettings(JobSettings):
+class PlateauSettings(RestrictedSettings):
+    """Hessian plateau cell: restricted GD to ‖∇R̂‖ ≤ grad_tol, spectra at ``checkpoints``."""
+
+    grad_tol: float
+    checkpoints: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TheoryModelSettings(ModelSettings):
     """A theory model (DMFT, fixed point): one neuron, one single-index link.
 
     The DMFT describes restricted GD from a random init on the plain ½-MSE; its law does not
@@ -148,38 +158,21 @@ class TheoryModelSettings(JobSettings):
     """
 
     SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
-    JOB: ClassVar[str] = "the theory (DMFT, fixed point)"
-    seed: int
-    experiment: str
-    activation: str
-    link: str
-    lr: float
-    a: float | tuple
-    b: float | tuple
-    r0: float
-    noise: float
-    m: int
-    init: str
-    loss_normalisation: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class RefereeSettings(GDSettings):
-    """The referee of a theory model: restricted GD at dimension d over the DMFT horizon."""
+class RefereeSettings(RestrictedSettings):
+    """The referee of a theory model: restricted GD over the DMFT horizon (``steps``), spectra at
+    ``spectrum_steps``."""
 
     SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
-    JOB: ClassVar[str] = "the theory referee"
-    d: int
-    seeds: int
     spectrum_steps: tuple
-    k: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class SpectralSettings(JobSettings):
     """The simulated overlap of the optimal spectral estimator at one d."""
 
-    JOB: ClassVar[str] = "the spectral method"
     seed: int
     link: str
     noise: float
@@ -202,10 +195,13 @@ def _merged(config, activation, section_path, section, keys):
     return chosen, {k: origin.get(k, f"{section_path}.{k}") for k in keys}
 
 
-def _build(cls, config, activation, section_path, section, **fixed):
+def _build(cls, config, section_path, section, experiment, **fixed):
+    """``cls`` for one section of the config: the merged conventions, the base seed, the
+    experiment name (part of every trial's identity) and ``fixed`` values."""
     names = [f.name for f in dataclasses.fields(cls) if f.name != "origin"]
+    activation = fixed.pop("activation", None) or section["activation"]
     values, origin = _merged(config, activation, section_path, section, names)
-    values.update(fixed)
+    values.update(fixed, seed=config["seed"], experiment=experiment)
     missing = [k for k in names if k not in values]
     if missing:
         raise KeyError(f"{section_path}: no value for {', '.join(missing)}")
@@ -214,44 +210,18 @@ def _build(cls, config, activation, section_path, section, **fixed):
 
 def sweep_settings(config, name):
     """The settings of every cell of sweep ``name`` (its d and δ lists and figure left out)."""
-    spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure")}
-    return _build(
-        SweepSettings,
-        config,
-        spec["activation"],
-        f"sweeps.{name}",
-        spec,
-        seed=config["seed"],
-        experiment=name,
-    )
+    spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
+    return _build(SweepSettings, config, f"sweeps.{name}", spec, name)
 
 
 def long_run_settings(config, name):
-    spec = config["grokking"][name]
-    return _build(
-        LongRunSettings,
-        config,
-        spec["activation"],
-        f"grokking.{name}",
-        spec,
-        seed=config["seed"],
-        experiment=name,
-    )
+    return _build(LongRunSettings, config, f"grokking.{name}", config["grokking"][name], name)
 
 
 def plateau_settings(config, activation):
     """Hessian plateau cells of ``activation``: float64 (eigenvalues near 0)."""
     spec = {k: config["hessian"][k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")}
-    return _build(
-        PlateauSettings,
-        config,
-        activation,
-        "hessian",
-        spec,
-        seed=config["seed"],
-        experiment="hessian",
-        dtype="float64",
-    )
+    return _build(PlateauSettings, config, "hessian", spec, "hessian", activation=activation, dtype="float64")
 
 
 def _theory_spec(config, model):
@@ -261,29 +231,18 @@ def _theory_spec(config, model):
 def theory_model_settings(config, model):
     """A theory model (its δ grid and N are passed separately, so the settings name the model only)."""
     spec = _theory_spec(config, model)
-    return _build(
-        TheoryModelSettings,
-        config,
-        spec["activation"],
-        f"theory.models.{model}",
-        spec,
-        seed=config["seed"],
-        experiment=f"theory_{model}",
-    )
+    return _build(TheoryModelSettings, config, f"theory.models.{model}", spec, f"theory_{model}")
 
 
 def referee_settings(config, model):
     """The referee of ``model``: its data identity is the model's, in float64, for ``horizon`` steps."""
-    spec = _theory_spec(config, model)
     sim = config["theory"]["simulation"]
     return _build(
         RefereeSettings,
         config,
-        spec["activation"],
         f"theory.models.{model}",
-        spec,
-        seed=config["seed"],
-        experiment=f"theory_{model}",
+        _theory_spec(config, model),
+        f"theory_{model}",
         dtype="float64",
         steps=config["theory"]["horizon"],
         **{k: _frozen(sim[k]) for k in ("d", "seeds", "spectrum_steps", "k")},
