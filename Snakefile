@@ -5,7 +5,14 @@ from snakemake.utils import min_version
 min_version("8.0")
 
 
-configfile: "config.yaml"
+# config.yaml is the default; a --configfile replaces it entirely (several --configfile values
+# merge in order, e.g. `--configfile config.yaml workflow/configs/theory_d2000.yaml` for an
+# overlay), so a smaller config never inherits cells of the default one.  Job-side Snakemake
+# processes (SLURM) receive the same --configfile list and take the same branch.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
+
 
 
 include: "workflow/rules/common.smk"

@@ -27,3 +27,13 @@ def test_npz_keeps_arrays_and_provenance(tmp_path):
 def test_stack_runs_puts_runs_on_the_leading_axis():
     out = stack_runs([{"a": np.zeros(3), "b": 1}, {"a": np.ones(3), "b": 2}], d=7)
     assert out["a"].shape == (2, 3) and list(out["b"]) == [1, 2] and out["d"] == 7
+
+
+def test_npz_bytes_depend_on_the_content_only(tmp_path):
+    arrays = {"x": np.arange(5.0), "flag": True}
+    save_npz(tmp_path / "a.npz", arrays, {"params": {"d": 5}})
+    import time
+
+    time.sleep(2.1)  # zip timestamps have a 2-second resolution
+    save_npz(tmp_path / "b.npz", arrays, {"params": {"d": 5}})
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()

@@ -2,18 +2,27 @@
 
 import csv
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from featlearn.io.provenance import dumps
 
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+"""The timestamp of every member of a result .npz: the bytes of a file depend on its content only,
+so two builds of the same results (local and on a cluster, or resumed after a crash) are identical."""
+
 
 def save_npz(path, arrays, record):
-    """Arrays plus a provenance record (stored as the JSON string ``meta``)."""
+    """Arrays plus a provenance record (stored as the JSON string ``meta``), in the .npz format that
+    :func:`numpy.load` reads (one uncompressed ``<name>.npy`` member per array), byte-reproducible."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as fh:
-        np.savez(fh, meta=np.array(dumps(record)), **arrays)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, value in {"meta": np.array(dumps(record)), **arrays}.items():
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=ZIP_EPOCH)
+            with archive.open(member, "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.asanyarray(value), allow_pickle=False)
 
 
 def load_npz(path):

@@ -23,9 +23,11 @@ def binomial_error(k, n):
 
 
 def save(fig, stem_paths):
-    """Save one figure to every path given (PDF and PNG)."""
+    """Save one figure to every path given (PDF and PNG), without a creation date, so that the same
+    figure always has the same bytes."""
     for path in stem_paths:
-        fig.savefig(path, dpi=150, bbox_inches="tight")
+        metadata = {"CreationDate": None} if str(path).endswith(".pdf") else {}
+        fig.savefig(path, dpi=150, bbox_inches="tight", metadata=metadata)
     plt.close(fig)
 
 
