@@ -105,3 +105,18 @@ def test_multi_neuron_multi_index_engine_runs_and_records_both_directions():
     traj = sweep.run_trial(settings, 40, 4.0, 0)
     assert traj.direction_overlap.shape == (traj.steps.size, 2)
     assert np.all((traj.direction_overlap >= 0) & (traj.direction_overlap <= 1))
+
+
+@pytest.mark.parametrize(("delta", "trial"), [(2.0, 1), (3.0, 0)])
+def test_certified_stop_ends_where_the_full_budget_ends(delta, trial):
+    """A failed trial stopped at a certified minimum has the full-budget run's outcome, stops
+    earlier, and its Hessian is positive semidefinite (dense eigh, independently of Lanczos)."""
+    early = replace(SETTINGS, steps=3000, certify_grad_tol=1e-6, certify_every=50)
+    stopped = sweep.run_trial(early, 40, delta, trial)
+    full = sweep.run_trial(replace(early, certify_grad_tol=None), 40, delta, trial)
+    assert stopped.stop_reason == "certified_minimum" and full.stop_reason == "budget"
+    assert stopped.final_step < full.final_step
+    assert abs(stopped.final_rho - full.final_rho) <= 1e-3 and stopped.final_rho < early.success_rho
+    data, net = sweep.trial_setup(early, 40, delta, trial)
+    hessian = network.hessian_dense(data["X"], data["y"], stopped.theta, net.a, net.b, "gelu")
+    assert np.linalg.eigvalsh(hessian)[0] >= 0.0

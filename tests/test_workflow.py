@@ -379,3 +379,41 @@ def test_a_killed_build_resumes_as_documented(tiny_run, tmp_path):
     snakemake(wd, "--unlock")
     snakemake(wd)  # rerun-incomplete comes from the default profile
     assert result_files(wd) == result_files(tiny_run)
+
+
+def benchmark(path):
+    """(seconds, max RSS in MB) of a Snakemake benchmark file."""
+    header, row = path.read_text().splitlines()[:2]
+    values = dict(zip(header.split("\t"), row.split("\t"), strict=True))
+    return float(values["s"]), float(values["max_rss"])
+
+
+def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
+    """Memory requested by the resource model is never below the measured peak and within 3× of
+    it; the requested runtime is never below the measured one (it is an upper bound)."""
+    from featlearn.pipeline import resources, settings
+
+    config = yaml.safe_load(TINY.read_text())
+    bench = tiny_run / "results" / "benchmarks"
+    checked = []
+    for path in (bench / "sweeps").rglob("*.tsv"):
+        d, delta = re.fullmatch(r"d(\d+)_delta([0-9.]+)", path.stem).groups()
+        s = settings.sweep_settings(config, path.parent.name)
+        mb = resources.gd_cell_mem_mb(int(d), float(delta), s.n_test, s.dtype)
+        minutes = resources.gd_cell_runtime(int(d), float(delta), s.dtype, s.steps, s.trials)
+        checked.append((path, mb, minutes))
+    for path in (bench / "hessian").rglob("*.tsv"):
+        s = settings.plateau_settings(config, path.parent.name)
+        delta = float(path.stem.removeprefix("delta"))
+        minutes = resources.restricted_runtime(s.d, delta, s.steps, s.seeds, s.checkpoints + 1, s.m)
+        checked.append((path, resources.restricted_mem_mb(s.d, delta, s.m), minutes))
+    for path in (bench / "theory").glob("dmft_*.tsv"):
+        model, n = re.fullmatch(r"dmft_(.+)_N(\d+)", path.stem).groups()
+        horizon, deltas = config["theory"]["horizon"], config["theory"]["models"][model]["delta"]
+        minutes = resources.minutes(resources.dmft_seconds(int(n), horizon, len(deltas)))
+        checked.append((path, resources.dmft_mem_mb(int(n), horizon), minutes))
+    assert len(checked) >= 20
+    for path, mb, minutes in checked:
+        seconds, rss = benchmark(path)
+        assert rss <= mb <= 3 * rss, (path, rss, mb)
+        assert seconds <= 60 * minutes, (path, seconds, minutes)

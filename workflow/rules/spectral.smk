@@ -23,7 +23,9 @@ rule spectral_overlap:
     threads: 1
     resources:
         mem_mb=lambda w: estimate.spectral_mem_mb(int(w.d), max(config["spectral"]["delta"])),
-        runtime=30,
+        runtime=lambda w: estimate.minutes(
+            estimate.spectral_seconds(int(w.d), config["spectral"]["delta"], config["spectral"]["trials"])
+        ),
     conda:
         ENV
     script:

@@ -27,7 +27,11 @@ rule dmft_model:
     threads: config["threads"]
     resources:
         mem_mb=lambda w: estimate.dmft_mem_mb(int(w.n_paths), config["theory"]["horizon"]),
-        runtime=60,
+        runtime=lambda w: estimate.minutes(
+            estimate.dmft_seconds(
+                int(w.n_paths), config["theory"]["horizon"], len(config["theory"]["models"][w.model]["delta"])
+            )
+        ),
     conda:
         ENV
     script:

@@ -25,7 +25,7 @@ def progress(t):
         log(f"step {t + 1}/{steps} ({steps - t - 1} remaining)")
 
 
-traj = gd.run(data, net, schedule(settings, data["y"], freeze=False), progress=progress)
+traj = gd.run(data, net, schedule(settings, data, net, freeze=False), progress=progress)
 arrays = {k: getattr(traj, k) for k in ("steps", "train_loss", "test_loss", "rho", "norm", "grad_norm")}
 arrays.update(escape_step=traj.escape_step, diverged=traj.diverged, theta=traj.theta)
 save_npz(sm.output[0], arrays, provenance(**settings.asdict()))

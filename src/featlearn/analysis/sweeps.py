@@ -21,6 +21,7 @@ def cell_summary(sweep, settings, cell):
         "trials": int(rho.size),
         "successes": int(cell["success"].sum()),
         "diverged": int(cell["diverged"].sum()),
+        "stopped_at_minimum": int(np.sum(cell["stop_reason"] == "certified_minimum")),
         "rho_median": float(q50),
         "rho_q30": float(q30),
         "rho_q70": float(q70),

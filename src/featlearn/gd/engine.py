@@ -9,6 +9,7 @@ its overlap with span(Θ) and with the best single neuron (``model.metrics``).
 A non-finite loss or gradient marks the trial as diverged at that step and ends it.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +46,7 @@ class Trajectory:
     frozen: bool = False
     converged: bool = False
     diverged: bool = False
+    stop_reason: str = "budget"  # budget | frozen | converged | certified_minimum | diverged
     theta: np.ndarray = field(default=None, repr=False)
 
 
@@ -80,6 +82,12 @@ class Schedule:
     ``restrict`` = U ∈ R^{d×h} (orthonormal hard directions) the hard component is removed from
     Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
     ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
+
+    Certified early stopping: with ``certify`` (Θ ↦ whether λ_min(∇²R̂(Θ)) ≥ 0), a trial that has
+    not escaped (ρ < escape_rho) and whose gradient is small (‖∇R̂‖_F ≤ ``certify_tol``) is
+    checked at most every ``certify_every`` steps; if the Hessian there is positive semidefinite
+    the trial sits at a second-order stationary point that GD (a descent method with a stable
+    step) does not leave, and it stops with ``stop_reason = "certified_minimum"``.
     """
 
     lr: float
@@ -90,6 +98,9 @@ class Schedule:
     loss_scale: float = 1.0
     restrict: np.ndarray | None = None
     grad_tol: float | None = None
+    certify: Callable[[np.ndarray], bool] | None = None
+    certify_tol: float = 0.0
+    certify_every: int = 100
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -110,6 +121,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
     traj = _new_trajectory(grid, theta_star.shape[1])
     slot = {int(s): i for i, s in enumerate(grid)}
+    next_check = 0
     for t in range(steps + 1):
         loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, grad, partial)
         grad *= loss_scale
@@ -118,14 +130,27 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         rho = metrics.alignment(theta, theta_star)
         traj.final_step, traj.final_rho, traj.final_train_loss = t, rho, loss
         if not (np.isfinite(loss) and np.isfinite(grad).all()):
-            traj.diverged = True
+            traj.diverged, traj.stop_reason = True, "diverged"
             break
         if traj.escape_step < 0 and rho >= escape_rho:
             traj.escape_step = t
         frozen = freeze_rho is not None and rho >= freeze_rho
-        converged = grad_tol is not None and np.linalg.norm(grad) <= grad_tol
+        grad_norm = np.linalg.norm(grad)
+        converged = grad_tol is not None and grad_norm <= grad_tol
         traj.converged = converged
-        if t in slot or frozen or converged or t == steps:
+        certified = False
+        if (
+            schedule.certify is not None
+            and rho < escape_rho
+            and grad_norm <= schedule.certify_tol
+            and t >= next_check
+        ):
+            next_check = t + schedule.certify_every
+            certified = schedule.certify(theta)
+        stop = (
+            "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
+        )
+        if t in slot or stop or t == steps:
             test_loss = (
                 loss_scale
                 * 0.5
@@ -135,13 +160,13 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             if t in slot:
                 i = slot[t]
                 traj.train_loss[i], traj.test_loss[i], traj.rho[i] = loss, test_loss, rho
-                traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), np.linalg.norm(grad)
+                traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), grad_norm
                 traj.direction_overlap[i] = metrics.direction_overlaps(theta, theta_star)
                 traj.neuron_overlap[i] = metrics.neuron_overlaps(theta, theta_star)
                 if checkpoint is not None:
                     checkpoint(t, theta)
-        if frozen or converged:
-            traj.frozen = frozen
+        if stop:
+            traj.frozen, traj.stop_reason = frozen, stop
             break
         if t == steps:
             break

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from featlearn.gd import engine as gd
+from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
 from featlearn.model import seeds
@@ -79,23 +80,38 @@ def trial_setup(settings, d, delta, trial):
     return data, net
 
 
-def schedule(settings, y, freeze=True):
+def certifier(data, net):
+    """Θ ↦ whether the Hessian of the empirical risk at Θ is positive semidefinite (λ_min ≥ 0,
+    Lanczos): the second-order condition of a local minimum that GD cannot leave."""
+
+    def certify(theta):
+        return hessian.smallest_eigenvalue(data["X"], data["y"], theta, net.a, net.b, net.activation) >= 0.0
+
+    return certify
+
+
+def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
-    freeze/escape levels and loss scale for the training responses y."""
+    freeze/escape levels, loss scale, and (sweep cells with ``certify_grad_tol`` set) certified
+    early stopping at a local minimum."""
+    tol = getattr(settings, "certify_grad_tol", None)
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
         grid=gd.log_grid(settings.steps, settings.record_points),
         freeze_rho=settings.freeze_rho if freeze else None,
         escape_rho=settings.escape_rho,
-        loss_scale=loss_scale(settings, y),
+        loss_scale=loss_scale(settings, data["y"]),
+        certify=certifier(data, net) if tol is not None else None,
+        certify_tol=tol or 0.0,
+        certify_every=getattr(settings, "certify_every", 100),
     )
 
 
 def run_trial(settings, d, delta, trial, freeze=True):
     """Run one trial's GD and return its Trajectory."""
     data, net = trial_setup(settings, d, delta, trial)
-    return gd.run(data, net, schedule(settings, data["y"], freeze))
+    return gd.run(data, net, schedule(settings, data, net, freeze))
 
 
 TRIAL_FIELDS = ("train_loss", "test_loss", "rho", "norm", "grad_norm", "direction_overlap", "neuron_overlap")
@@ -107,6 +123,7 @@ FINAL_FIELDS = (
     "escape_step",
     "frozen",
     "diverged",
+    "stop_reason",
 )
 
 

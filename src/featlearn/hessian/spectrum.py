@@ -114,6 +114,11 @@ def spectrum(x, y, theta, a, b, activation, hard, k=3, dense_max=DENSE_MAX, tol=
     return spectrum_of(hmat, _lift(hard, m), k, tol)
 
 
+def smallest_eigenvalue(x, y, theta, a, b, activation, tol=1e-8):
+    """λ_min of the Hessian at Θ by Lanczos on the matrix-free operator (one HVP per iteration)."""
+    return float(_bottom(hessian_operator(x, y, theta, a, b, activation), 1, tol)[0][0])
+
+
 def complement_eigenvalues(hmat, basis):
     """All eigenvalues of H restricted to the orthogonal complement of span(basis) (dense)."""
     size, h = basis.shape

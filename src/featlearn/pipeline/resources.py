@@ -47,10 +47,15 @@ def gd_cell_mem_mb(d, delta, n_test, dtype):
     return _mb(gd_cell_bytes(d, delta, n_test, dtype))
 
 
-def gd_cell_runtime(d, delta, dtype, steps, trials):
-    """Minutes: every trial reads X once per step."""
+def gd_cell_seconds(d, delta, dtype, steps, trials):
+    """Upper bound: every trial runs its whole budget, reading X once per step."""
     per_step = round(delta * d) * d * np.dtype(dtype).itemsize
-    return _minutes(per_step * steps * trials / BANDWIDTH)
+    return per_step * steps * trials / BANDWIDTH
+
+
+def gd_cell_runtime(d, delta, dtype, steps, trials):
+    """Minutes requested for a GD cell (or a long run with trials = 1)."""
+    return _minutes(gd_cell_seconds(d, delta, dtype, steps, trials))
 
 
 def restricted_mem_mb(d, delta, m=1):
@@ -59,10 +64,14 @@ def restricted_mem_mb(d, delta, m=1):
     return _mb(round(delta * d) * d * 8 + hessian)
 
 
-def restricted_runtime(d, delta, steps, seeds, spectra, m=1):
-    """Minutes: float64 GD steps plus one Hessian spectrum (≈ 50 passes over X) per checkpoint."""
+def restricted_seconds(d, delta, steps, seeds, spectra, m=1):
+    """Upper bound: float64 GD steps plus one Hessian spectrum (≈ 50 passes over X) per checkpoint."""
     per_pass = round(delta * d) * d * 8
-    return _minutes(per_pass * seeds * (steps + 50 * spectra) / BANDWIDTH)
+    return per_pass * seeds * (steps + 50 * spectra) / BANDWIDTH
+
+
+def restricted_runtime(d, delta, steps, seeds, spectra, m=1):
+    return _minutes(restricted_seconds(d, delta, steps, seeds, spectra, m))
 
 
 def dmft_mem_mb(n_paths, horizon):
@@ -72,6 +81,26 @@ def dmft_mem_mb(n_paths, horizon):
 
 def spectral_mem_mb(d, delta_max):
     return _mb(round(delta_max * d) * d * 8 * 2)
+
+
+DMFT_SECONDS = 1.5e-7
+"""Seconds per path and per (t, s ≤ t) pair of the DMFT response recursion, per δ: 2.8× the
+5.4e-8 measured for the quick run's N = 4·10⁴, T = 50 model (27.7 s for 10 δ on this machine)."""
+
+
+def dmft_seconds(n_paths, horizon, n_deltas):
+    return DMFT_SECONDS * n_paths * (horizon + 1) * (horizon + 2) / 2 * n_deltas
+
+
+def spectral_seconds(d, deltas, trials):
+    """Lanczos for the top eigenvector: about 100 products with (1/n) Σ T(y_i) x_i x_iᵀ, two passes
+    over X each, per δ and trial."""
+    return sum(200 * round(delta * d) * d * 8 for delta in deltas) * trials / BANDWIDTH
+
+
+def minutes(seconds):
+    """A requested runtime in minutes from an estimate in seconds (``SAFETY_TIME``, ``MIN_RUNTIME``)."""
+    return _minutes(seconds)
 
 
 def machine_mem_mb():

@@ -112,9 +112,13 @@ class GDSettings(ModelSettings):
 
 @dataclass(frozen=True, kw_only=True)
 class SweepSettings(GDSettings):
-    """A sweep cell: ``trials`` GD trials at one (d, δ) (d and δ come from the cell's name)."""
+    """A sweep cell: ``trials`` GD trials at one (d, δ) (d and δ come from the cell's name); a
+    trial that has not escaped stops at a certified local minimum once ‖∇R̂‖ ≤ certify_grad_tol
+    (None: never), checked every ``certify_every`` steps (``gd.engine.Schedule``)."""
 
     trials: int
+    certify_grad_tol: float | None
+    certify_every: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -211,7 +215,16 @@ def _build(cls, config, section_path, section, experiment, **fixed):
 def sweep_settings(config, name):
     """The settings of every cell of sweep ``name`` (its d and δ lists and figure left out)."""
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
-    return _build(SweepSettings, config, f"sweeps.{name}", spec, name)
+    stop = config["early_stop"]
+    return _build(
+        SweepSettings,
+        config,
+        f"sweeps.{name}",
+        spec,
+        name,
+        certify_grad_tol=stop["grad_tol"],
+        certify_every=stop["check_every"],
+    )
 
 
 def long_run_settings(config, name):
