@@ -34,7 +34,8 @@ def compute_jobs(config):
     for name in config["grokking"]:
         s = settings.long_run_settings(config, name)
         mb = resources.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype)
-        jobs.append(("grokking_run", threads, mb, resources.gd_cell_seconds(s.d, s.delta, s.dtype, s.steps, 1)))
+        seconds = resources.gd_cell_seconds(s.d, s.delta, s.dtype, s.steps, 1)
+        jobs.append(("grokking_run", threads, mb, seconds))
     for activation, deltas in config["hessian"]["delta"].items():
         s = settings.plateau_settings(config, activation)
         for delta in deltas:
@@ -46,7 +47,7 @@ def compute_jobs(config):
         for delta in deltas:
             seconds = resources.restricted_seconds(s.d, delta, s.steps, s.seeds, len(s.spectrum_steps))
             jobs.append(("theory_sim_cell", threads, resources.restricted_mem_mb(s.d, delta), seconds))
-    for model, spec in theory["models"].items():
+    for spec in theory["models"].values():
         for n in {spec.get("n_paths", theory["n_paths"]), *theory["n_paths_scan"]}:
             seconds = resources.dmft_seconds(n, theory["horizon"], len(spec["delta"]))
             jobs.append(("dmft_model", threads, resources.dmft_mem_mb(n, theory["horizon"]), seconds))
