@@ -20,10 +20,18 @@ WORK=$(mktemp -d /tmp/featlearn-slurm.XXXXXX)
 HOST=$(hostname -s)
 PARTITION=$(python -c "import yaml; print(yaml.safe_load(open('$ROOT/workflow/profiles/slurm/config.yaml'))['default-resources']['slurm_partition'])")
 
+# The test's slurm.conf replaces any existing one only while it runs: with a slurm.conf whose
+# controller is down, every Snakemake start waits ~10 s (the SLURM plugin queries scontrol).
+[ -f /etc/slurm/slurm.conf ] && cp /etc/slurm/slurm.conf "$WORK/slurm.conf.saved"
 cleanup() {
     scancel --quiet --user root 2>/dev/null || true
     [ -f "$WORK/slurmd.pid" ] && kill "$(cat "$WORK/slurmd.pid")" 2>/dev/null || true
     [ -f "$WORK/slurmctld.pid" ] && kill "$(cat "$WORK/slurmctld.pid")" 2>/dev/null || true
+    if [ -f "$WORK/slurm.conf.saved" ]; then
+        cp "$WORK/slurm.conf.saved" /etc/slurm/slurm.conf
+    else
+        rm -f /etc/slurm/slurm.conf
+    fi
 }
 trap cleanup EXIT
 
