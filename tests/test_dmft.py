@@ -38,20 +38,23 @@ def test_first_step_norm_matches_the_hand_formula():
 
 
 def test_response_kernel_matches_a_plain_recursion():
-    """J^t_s by (J) written out with NumPy, R_r(t, s) = E[w^t J^t_s]."""
+    """J^t_s by (J) written out with NumPy, R_r(t, s) = E[w^t J^t_s] and its g²-weighted twin
+    R_g(t, s) = E[g² w^t J^t_s]."""
     rng = np.random.default_rng(3)
     n, big_t = 50, 6
     w = rng.standard_normal((n, big_t))
+    g2 = rng.standard_normal(n) ** 2
     r_theta = np.tril(rng.standard_normal((big_t + 1, big_t + 1)))
     jac = np.zeros((n, big_t * (big_t + 1) // 2))
     ref = np.zeros((big_t, big_t, n))
     for t in range(big_t):
         coef = -0.3 * r_theta[t, 1 : t + 1]
-        got = dmft.response_step(t, jac, w, coef)
+        got, got_g = dmft.response_step(t, jac, w, coef, g2)
         ref[t, t] = 1.0
         for s in range(t):
             ref[t, s] = sum(coef[u] * w[:, u] * ref[u, s] for u in range(s, t))
         assert np.allclose(got, [np.mean(w[:, t] * ref[t, s]) for s in range(t + 1)], rtol=1e-12)
+        assert np.allclose(got_g, [np.mean(g2 * w[:, t] * ref[t, s]) for s in range(t + 1)], rtol=1e-12)
 
 
 def test_gaussian_image_has_the_empirical_covariance():

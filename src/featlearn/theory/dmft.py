@@ -29,7 +29,8 @@ of iid N(0, 1/N): the same law as G r at O(N T) memory instead of O(N²).
 
 Outputs per t: ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t] (the hard diagonal entry of
 the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of (g², w^t) as N samples feeds
-the outlier equations (``outlier``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
+the outlier equations (``outlier``); the g²-weighted kernels C_g, R_g drive the hard coordinate
+(``escape``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
 """
 
 import math
@@ -59,6 +60,8 @@ class DMFTResult:
     c_r: np.ndarray  # C_r(t, s)
     r_r: np.ndarray  # R_r(t, s), lower triangle
     r_theta: np.ndarray  # R_θ(t, s), lower triangle
+    c_g: np.ndarray  # C_g(t, s) = E[g² r^t r^s]  (hard-coordinate noise, escape.md)
+    r_g: np.ndarray  # R_g(t, s) = E[g² w^t J^t_s], lower triangle (hard-coordinate memory)
     g2: np.ndarray  # g² of each path, shape (N,)
     y: np.ndarray  # y of each path, shape (N,)
     w: np.ndarray  # w^t of each path, shape (T + 1, N)
@@ -71,8 +74,9 @@ def _tri(t):
 
 
 @njit(parallel=True, cache=True)
-def response_step(t, jac, w_paths, coef):
-    """Fill J^t_s (s ≤ t) of every path by (J) and return R_r(t, s) = E[w^t J^t_s] by (Rr).
+def response_step(t, jac, w_paths, coef, weight):
+    """Fill J^t_s (s ≤ t) of every path by (J); return R_r(t, s) = E[w^t J^t_s] by (Rr) and its
+    weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g, escape.md).
 
     ``jac`` is path-major, shape (N, (T+1)(T+2)/2), packed lower triangle; ``w_paths`` has shape
     (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.
@@ -80,6 +84,7 @@ def response_step(t, jac, w_paths, coef):
     n = jac.shape[0]
     base = _tri(t)
     partial = np.zeros((_BLOCKS, t + 1))
+    weighted = np.zeros((_BLOCKS, t + 1))
     for blk in prange(_BLOCKS):
         for k in range(blk * n // _BLOCKS, (blk + 1) * n // _BLOCKS):
             for s in range(t):
@@ -93,10 +98,13 @@ def response_step(t, jac, w_paths, coef):
             wt = w_paths[k, t]
             for s in range(t + 1):
                 partial[blk, s] += wt * jac[k, base + s]
+                weighted[blk, s] += weight[k] * wt * jac[k, base + s]
     out = np.zeros(t + 1)
+    out_weighted = np.zeros(t + 1)
     for blk in range(_BLOCKS):
         out += partial[blk]
-    return out / n
+        out_weighted += weighted[blk]
+    return out / n, out_weighted / n
 
 
 class _GaussianImage:
@@ -158,8 +166,8 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
     image = _GaussianImage(rng.standard_normal((paths, steps + 1)) / math.sqrt(paths))
     big_t = steps + 1
     r_theta = np.zeros((big_t + 1, big_t + 1))
-    r_r = np.zeros((big_t, big_t))
-    c_r = np.zeros((big_t, big_t))
+    r_r, c_r, r_g, c_g = (np.zeros((big_t, big_t)) for _ in range(4))
+    g2 = g**2
     r_paths = np.zeros((big_t, paths))
     w_paths = np.zeros((paths, big_t))
     push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
@@ -171,12 +179,14 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         z = r_theta[t, 0] * u0 - push[:, :t] @ rt
         norm2[t] = r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
         ell, r, w = loss_derivatives(activation, a, b, y, z)
-        loss[t], h11[t], yw[t] = ell.mean(), np.mean(g**2 * w), np.mean(y * w)
+        loss[t], h11[t], yw[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w)
         r_paths[t], w_paths[:, t] = r, w
         coef = -(lr / delta) * rt
-        r_r[t, : t + 1] = response_step(t, jac, w_paths, coef)
+        r_r[t, : t + 1], r_g[t, : t + 1] = response_step(t, jac, w_paths, coef, g2)
         c_r[t, : t + 1] = r_paths[: t + 1] @ r / paths
         c_r[: t + 1, t] = c_r[t, : t + 1]
+        c_g[t, : t + 1] = r_paths[: t + 1] @ (g2 * r) / paths
+        c_g[: t + 1, t] = c_g[t, : t + 1]
         push[:, t] = lr / math.sqrt(delta) * image(r) + (lr / delta) * r
         # (Rθ): R_θ(t+1, s) for s ≤ t
         r_theta[t + 1, : t + 1] = r_theta[t, : t + 1] - lr * (r_r[t, : t + 1] @ r_theta[: t + 1, : t + 1])
@@ -191,7 +201,9 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         c_r=c_r,
         r_r=r_r,
         r_theta=r_theta[:big_t, :big_t],
-        g2=g**2,
+        c_g=c_g,
+        r_g=r_g,
+        g2=g2,
         y=y,
         w=np.ascontiguousarray(w_paths.T),
     )

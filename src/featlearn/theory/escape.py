@@ -1,0 +1,45 @@
+"""The hard coordinate at finite d as a linear Gaussian process (shared/theory/escape.md).
+
+With u^t = √d θ₁^t (θ* = e₁, single neuron), to linear order in u along the restricted dynamics:
+
+    u^{t+1} = u^t − (η/√δ) ξ^t − η Σ_{s≤t} R_g(t, s) u^s,   u⁰ ~ N(0, r₀²),   ξ ~ GP(0, C_g)    (U)
+
+with the g²-weighted kernels of the restricted DMFT (``dmft.DMFTResult``): C_g(t, s) =
+E[g² r^t r^s], R_g(t, s) = E[g² w^t J^t_s] (so R_g(t, t) = H₁₁(t)).  Its solution is
+
+    u^t = R_u(t, 0) u⁰ − (η/√δ) Σ_{s<t} R_u(t, s+1) ξ^s,
+    R_u(t+1, s) = R_u(t, s) − η Σ_{v=s}^{t} R_g(t, v) R_u(v, s),   R_u(s, s) = 1                (Ru)
+    Cov(u^t, u^t′) = r₀² R_u(t, 0) R_u(t′, 0)
+                     + (η²/δ) Σ_{s<t} Σ_{s′<t′} R_u(t, s+1) R_u(t′, s′+1) C_g(s, s′)              (V)
+
+At dimension d the overlap is ρ^t ≈ |u^t| / (√d ‖θ^t‖) with ‖θ^t‖² = C_θ(t, t), while it is small.
+"""
+
+import numpy as np
+
+MEDIAN_ABS_NORMAL = 0.6744897501960817  # median of |Z|, Z ~ N(0, 1)
+
+
+def propagator(r_g, lr):
+    """R_u(t, s) for 0 ≤ s ≤ t ≤ T by (Ru), from R_g of shape (T+1, T+1) (lower triangle)."""
+    size = r_g.shape[0]
+    r_u = np.zeros((size + 1, size + 1))
+    r_u[0, 0] = 1.0
+    for t in range(size):
+        r_u[t + 1, : t + 1] = r_u[t, : t + 1] - lr * (r_g[t, : t + 1] @ r_u[: t + 1, : t + 1])
+        r_u[t + 1, t + 1] = 1.0
+    return r_u[:size, :size]
+
+
+def covariance(result, r0):
+    """Cov(u^t, u^t′) for 0 ≤ t, t′ ≤ T by (V), from a DMFT result with its C_g and R_g."""
+    r_u = propagator(result.r_g, result.lr)
+    size = r_u.shape[0]
+    kick = r_u[:, 1:size]  # kick[t, s] = R_u(t, s+1), zero for s ≥ t
+    noise = kick @ result.c_g[: size - 1, : size - 1] @ kick.T
+    return r0**2 * np.outer(r_u[:, 0], r_u[:, 0]) + result.lr**2 / result.delta * noise
+
+
+def median_overlap(cov, norm2, d):
+    """Median of ρ^t ≈ |u^t| / (√d ‖θ^t‖) at each t."""
+    return MEDIAN_ABS_NORMAL * np.sqrt(np.diag(cov) / (d * norm2))
