@@ -46,6 +46,7 @@ def bump_cell():
 def test_linearisation_tracks_the_unrestricted_hard_coordinate(bump_cell):
     """Trial by trial, the exact linearisation (one HVP per step) follows θ₁ on the bounded link."""
     lin, full = bump_cell["linear"], bump_cell["unrestricted"]
+    assert bump_cell["unrestricted_norm"].shape == full.shape
     np.testing.assert_array_equal(lin[:, 0], full[:, 0])
     assert np.median(np.abs(lin[:, 1:] - full[:, 1:]) / np.abs(full[:, 1:])) < 0.02
 

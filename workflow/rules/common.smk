@@ -161,6 +161,22 @@ def grokking_runtime(w):
     return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1)
 
 
+def escape_cells():
+    cases = config["escape"]["cases"]
+    return [f"{RESULTS}/escape/linear/{m}/delta{fmt(dl)}.npz" for m in sorted(cases) for dl in cases[m]]
+
+
+def escape_mem_mb(w):
+    s = typed.escape_settings(config, w.model)
+    return estimate.restricted_mem_mb(s.d, float(w.delta)) + estimate.dmft_mem_mb(s.n_paths, s.steps) - estimate.BASE_MB
+
+
+def escape_runtime(w):
+    s = typed.escape_settings(config, w.model)
+    seconds = estimate.restricted_seconds(s.d, float(w.delta), 3 * s.steps, s.trials, 0)
+    return estimate.minutes(seconds + estimate.dmft_seconds(s.n_paths, s.steps, 1))
+
+
 THEORY_KINDS = manifest.THEORY_KINDS
 THEORY_TABLES = (
     "theory_thresholds.csv",
@@ -174,6 +190,7 @@ THEORY_TABLES = (
 def all_targets():
     targets = [f"{RESULTS}/tables/thresholds.csv"]
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
+    targets.append(f"{RESULTS}/tables/escape_linear_stage.csv")
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets

@@ -94,6 +94,17 @@ def theory_references(config):
         raise ConfigError("theory.validation.step", f"{val['step']} is not a spectrum step")
 
 
+def escape_references(config):
+    spec = config["escape"]
+    for model in spec["cases"]:
+        if model not in config["theory"]["models"]:
+            raise ConfigError(f"escape.cases.{model}", f"{model!r} is not a theory model")
+    if max(spec["report_steps"]) > spec["horizon"]:
+        raise ConfigError(
+            "escape.report_steps", f"step {max(spec['report_steps'])} is beyond the horizon {spec['horizon']}"
+        )
+
+
 def unique_stems(config):
     duplicates = manifest.duplicate_stems(config)
     if duplicates:
@@ -109,6 +120,8 @@ def all_settings(config):
         out.append((f"theory.models.{model}", settings.theory_model_settings(config, model)))
     for model in config["theory"]["simulation"]["delta"]:
         out.append((f"theory.models.{model}", settings.referee_settings(config, model)))
+    for model in config["escape"]["cases"]:
+        out.append((f"theory.models.{model}", settings.escape_settings(config, model)))
     return out
 
 
@@ -167,6 +180,7 @@ CHECKS = (
     sweep_references,
     hessian_references,
     theory_references,
+    escape_references,
     unique_stems,
     supported_options,
 )

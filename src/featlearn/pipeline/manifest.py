@@ -47,6 +47,13 @@ FIXED = (
         "Escape step (first step with ρ ≥ escape_rho) vs δ, median and quartiles, per sweep.",
     ),
     Figure(
+        "extra_escape_linear_stage",
+        "",
+        "escape_linear_table",
+        "Variance of the hard coordinate √d θ₁^t: the linear Gaussian process of the DMFT kernels vs "
+        "unrestricted GD and its exact linearisation (escape.md).",
+    ),
+    Figure(
         "fig9_dmft_vs_simulation",
         "Fig 9",
         "theory_figure",

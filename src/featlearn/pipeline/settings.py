@@ -174,6 +174,18 @@ class RefereeSettings(RestrictedSettings):
 
 
 @dataclass(frozen=True, kw_only=True)
+class EscapeSettings(GDSettings):
+    """The linear stage of the escape (shared/theory/escape.md) for a theory model: ``trials``
+    unrestricted GD runs at dimension d over ``steps`` steps with their exact linearisation, and
+    the hard-coordinate process from the DMFT with ``n_paths`` paths."""
+
+    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
+    d: int
+    trials: int
+    n_paths: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class SpectralSettings(JobSettings):
     """The simulated overlap of the optimal spectral estimator at one d."""
 
@@ -259,6 +271,23 @@ def referee_settings(config, model):
         dtype="float64",
         steps=config["theory"]["horizon"],
         **{k: _frozen(sim[k]) for k in ("d", "seeds", "spectrum_steps", "k")},
+    )
+
+
+def escape_settings(config, model):
+    """The linear-stage cells of ``model``: its conventions, in float64, for ``escape.horizon`` steps."""
+    spec = config["escape"]
+    return _build(
+        EscapeSettings,
+        config,
+        f"theory.models.{model}",
+        _theory_spec(config, model),
+        f"escape_{model}",
+        dtype="float64",
+        steps=spec["horizon"],
+        d=spec["d"],
+        trials=spec["trials"],
+        n_paths=spec["n_paths"],
     )
 
 

@@ -139,3 +139,31 @@ def delta_nn_figure(theory, models, n_paths, table):
     )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
+
+
+def linear_stage_figure(cells):
+    """Var(√d θ₁^t) vs t per (model, δ): the Gaussian process of the DMFT kernels (line), the
+    unrestricted runs (dots) and their exact linearisation (crosses); the shaded band is the
+    sampling error of a variance over the trials (±2 s.e., normal approximation)."""
+    keys = sorted(cells)
+    fig, axes = plt.subplots(1, len(keys), figsize=(3.6 * len(keys), 3.2), squeeze=False)
+    for ax, key in zip(axes[0], keys, strict=True):
+        cell = cells[key]
+        t = cell["steps"]
+        theory = np.diag(cell["theory_cov"])
+        trials = cell["unrestricted"].shape[0]
+        band = 2 * np.sqrt(2 / (trials - 1))
+        ax.plot(t, theory, "-", color="C0", label="process (DMFT kernels)")
+        ax.fill_between(t, theory * (1 - band), theory * (1 + band), color="C0", alpha=0.15, lw=0)
+        ax.plot(t, cell["unrestricted"].var(axis=0, ddof=1), "o", color="k", ms=3, label="unrestricted GD")
+        ax.plot(t, cell["linear"].var(axis=0, ddof=1), "x", color="C3", ms=4, label="linearisation")
+        ax.set(
+            yscale="log",
+            xlabel="GD step t",
+            title=f"{key[0]}, $\\delta$={key[1]:g}, d={int(cell['d'])}, {trials} runs",
+        )
+        ax.title.set_fontsize(8)
+    axes[0, 0].set_ylabel(r"Var$(\sqrt{d}\,\theta_1^t)$")
+    axes[0, 0].legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig

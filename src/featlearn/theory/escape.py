@@ -17,6 +17,8 @@ At dimension d the overlap is ρ^t ≈ |u^t| / (√d ‖θ^t‖) with ‖θ^t‖
 
 import numpy as np
 
+from featlearn.theory import dmft, linearisation
+
 MEDIAN_ABS_NORMAL = 0.6744897501960817  # median of |Z|, Z ~ N(0, 1)
 
 
@@ -43,3 +45,17 @@ def covariance(result, r0):
 def median_overlap(cov, norm2, d):
     """Median of ρ^t ≈ |u^t| / (√d ‖θ^t‖) at each t."""
     return MEDIAN_ABS_NORMAL * np.sqrt(np.diag(cov) / (d * norm2))
+
+
+def linear_stage_cell(settings, delta, log=print):
+    """Simulation and theory of the hard coordinate for one (model, δ): ``settings.trials``
+    unrestricted runs with their exact linearisation (``linearisation``), and the covariance (V)
+    of the process from the DMFT with ``settings.n_paths`` paths, both over ``settings.steps``."""
+    s = settings
+    identity = (s.seed, "escape", s.experiment, s.activation, s.link, float(delta), int(s.n_paths))
+    res = dmft.solve(
+        s.activation, s.link, delta, s.lr, s.steps, s.n_paths, identity, a=s.a, b=s.b, r0=s.r0, noise=s.noise
+    )
+    log(f"DMFT at N={s.n_paths}, T={s.steps} done")
+    cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
+    return {**cell, "theory_cov": covariance(res, s.r0), "theory_norm2": res.norm2}

@@ -20,12 +20,12 @@ from featlearn.model import network
 
 
 def hard_coordinate_runs(settings, d, delta, trial, steps):
-    """(linearised, unrestricted) √d Uᵀθ^t of the first neuron and first hard direction,
-    t = 0..steps, for one trial (``settings``: any GD settings; never frozen)."""
+    """(linearised, unrestricted) √d Uᵀθ^t of the first neuron and first hard direction, and the
+    unrestricted ‖θ^t‖, t = 0..steps, for one trial (``settings``: any GD settings; never frozen)."""
     data, net = trials.trial_setup(settings, d, delta, trial)
     hard = hard_directions(data["theta_star"], settings.link)
     grid = np.arange(steps + 1)
-    restricted, full = [], []
+    restricted, full, norms = [], [], []
     gd.run(
         data,
         net,
@@ -36,7 +36,10 @@ def hard_coordinate_runs(settings, d, delta, trial, steps):
         data,
         net,
         gd.Schedule(lr=settings.lr, steps=steps, grid=grid),
-        checkpoint=lambda t, theta: full.append(float(theta[0] @ hard[:, 0])),
+        checkpoint=lambda t, theta: (
+            full.append(float(theta[0] @ hard[:, 0])),
+            norms.append(np.linalg.norm(theta)),
+        ),
     )
     x, y, a, b = np.asarray(data["X"], dtype=np.float64), data["y"], net.a, net.b
     project = hard @ hard.T
@@ -46,14 +49,22 @@ def hard_coordinate_runs(settings, d, delta, trial, steps):
         kick = network.gradient(x, y, theta, a, b, net.activation) @ project
         e = e - settings.lr * (network.hessian_vector_product(x, y, theta, a, b, net.activation, e) + kick)
         linear.append(float(e[0] @ hard[:, 0]))
-    return np.sqrt(d) * np.array(linear), np.sqrt(d) * np.array(full)
+    return np.sqrt(d) * np.array(linear), np.sqrt(d) * np.array(full), np.array(norms)
 
 
 def hard_coordinate_cell(settings, d, delta, n_trials, steps, log=print):
-    """Both hard-coordinate series of ``n_trials`` trials, shape (trials, steps + 1) each."""
-    pairs = []
+    """Both hard-coordinate series and the unrestricted norms of ``n_trials`` trials, shape
+    (trials, steps + 1) each."""
+    runs = []
     for trial in range(n_trials):
-        pairs.append(hard_coordinate_runs(settings, d, delta, trial, steps))
+        runs.append(hard_coordinate_runs(settings, d, delta, trial, steps))
         log(f"trial {trial + 1}/{n_trials} done ({n_trials - trial - 1} remaining)")
-    linear, full = (np.array(series) for series in zip(*pairs, strict=True))
-    return {"d": d, "delta": delta, "steps": np.arange(steps + 1), "linear": linear, "unrestricted": full}
+    linear, full, norms = (np.array(series) for series in zip(*runs, strict=True))
+    return {
+        "d": d,
+        "delta": delta,
+        "steps": np.arange(steps + 1),
+        "linear": linear,
+        "unrestricted": full,
+        "unrestricted_norm": norms,
+    }

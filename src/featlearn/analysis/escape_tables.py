@@ -1,0 +1,59 @@
+"""The linear stage of the escape, theory against simulation (``theory.escape``): one row per
+(model, δ, t) of the variance of the hard coordinate u^t = √d θ₁^t and the median overlap."""
+
+import numpy as np
+
+from featlearn.theory.escape import median_overlap
+
+LINEAR_TOLERANCE = 0.10
+"""The linearisation "holds" while the median relative error of the referee is below this."""
+
+
+def referee_error(cell):
+    """Median over trials of |u_lin^t − u^t| / |u^t| at each t (0 at t = 0)."""
+    lin, full = cell["linear"], cell["unrestricted"]
+    return np.median(np.abs(lin - full) / np.maximum(np.abs(full), 1e-300), axis=0)
+
+
+def linear_horizon(cell):
+    """The last t before the referee's median error first exceeds ``LINEAR_TOLERANCE``."""
+    above = np.flatnonzero(referee_error(cell) > LINEAR_TOLERANCE)
+    return int(cell["steps"][above[0] - 1]) if above.size else int(cell["steps"][-1])
+
+
+def linear_stage_rows(model, cell, steps):
+    """Rows at the GD steps ``steps``: V(t) from the process, Var(u^t) over the unrestricted
+    trials and over their linearisations, their ratio, the median overlap (theory, simulation),
+    the referee's median error and whether t is within the linear horizon."""
+    d = int(cell["d"])
+    variance = np.diag(cell["theory_cov"])
+    rho_theory = median_overlap(cell["theory_cov"], cell["theory_norm2"], d)
+    error, horizon = referee_error(cell), linear_horizon(cell)
+    rows = []
+    for t in steps:
+        if t > cell["steps"][-1]:
+            continue
+        simulated = float(np.var(cell["unrestricted"][:, t], ddof=1))
+        rows.append(
+            {
+                "model": model,
+                "d": d,
+                "delta": float(cell["delta"]),
+                "trials": int(cell["unrestricted"].shape[0]),
+                "t": int(t),
+                "var_theory": float(variance[t]),
+                "var_simulated": simulated,
+                "var_linearised": float(np.var(cell["linear"][:, t], ddof=1)),
+                "var_ratio": float(variance[t] / simulated),
+                "rho_median_theory": float(rho_theory[t]),
+                "rho_median_simulated": float(
+                    np.median(
+                        np.abs(cell["unrestricted"][:, t]) / (np.sqrt(d) * cell["unrestricted_norm"][:, t])
+                    )
+                ),
+                "referee_median_error": float(error[t]),
+                "within_linear_horizon": bool(t <= horizon),
+                "linear_horizon": horizon,
+            }
+        )
+    return rows

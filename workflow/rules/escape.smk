@@ -1,0 +1,58 @@
+# Stage 2e: the linear stage of the escape (shared/theory/escape.md): the hard coordinate of
+# unrestricted GD and its exact linearisation against the Gaussian process of the DMFT kernels.
+
+
+localrules:
+    escape_linear_table,
+
+
+rule escape_linear_cell:
+    message:
+        "Linear stage of the escape: model {wildcards.model}, delta={wildcards.delta}"
+    input:
+        code=code("escape_linear_cell.py"),
+        cache=kernel_cache("escape_linear_cell"),
+    output:
+        f"{RESULTS}/escape/linear/{{model}}/delta{{delta}}.npz",
+    log:
+        f"{RESULTS}/logs/escape/linear_{{model}}_delta{{delta}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/linear_{{model}}_delta{{delta}}.tsv"
+    wildcard_constraints:
+        delta=r"[0-9.]+",
+    params:
+        settings=lambda w: typed.escape_settings(config, w.model).asdict(),
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
+    threads: config["threads"]
+    resources:
+        mem_mb=lambda w: escape_mem_mb(w),
+        runtime=lambda w: escape_runtime(w),
+    conda:
+        ENV
+    script:
+        "../scripts/escape_linear_cell.py"
+
+
+rule escape_linear_table:
+    message:
+        "Linear stage of the escape: theory vs simulation table and figure"
+    input:
+        code=code("escape_linear_table.py"),
+        cells=escape_cells(),
+    output:
+        table=f"{RESULTS}/tables/escape_linear_stage.csv",
+        figure=figure_files("extra_escape_linear_stage"),
+    log:
+        f"{RESULTS}/logs/escape/linear_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/linear_table.tsv"
+    params:
+        report_steps=config["escape"]["report_steps"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/escape_linear_table.py"
