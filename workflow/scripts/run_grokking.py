@@ -26,7 +26,8 @@ def progress(t):
 
 
 traj = gd.run(data, net, schedule(settings, data, net, freeze=False), progress=progress)
-arrays = {k: getattr(traj, k) for k in ("steps", "train_loss", "test_loss", "rho", "norm", "grad_norm")}
+fields = ("steps", "train_loss", "test_loss", "sampled_test_loss", "rho", "norm", "grad_norm")
+arrays = {k: getattr(traj, k) for k in fields}
 arrays.update(escape_step=traj.escape_step, diverged=traj.diverged, theta=traj.theta)
 save_npz(sm.output[0], arrays, provenance(**settings.asdict()))
 log(f"escape step {traj.escape_step}, final rho {traj.final_rho:.3f}, diverged {traj.diverged}")

@@ -32,7 +32,8 @@ class Trajectory:
 
     steps: np.ndarray
     train_loss: np.ndarray
-    test_loss: np.ndarray
+    test_loss: np.ndarray  # the population risk (exact) when the schedule has one, else sampled
+    sampled_test_loss: np.ndarray  # ½-MSE on the trial's fresh test samples (a check)
     rho: np.ndarray
     norm: np.ndarray
     grad_norm: np.ndarray
@@ -56,6 +57,7 @@ def _new_trajectory(grid, k):
         steps=grid,
         train_loss=nan.copy(),
         test_loss=nan.copy(),
+        sampled_test_loss=nan.copy(),
         rho=nan.copy(),
         norm=nan.copy(),
         grad_norm=nan.copy(),
@@ -82,6 +84,8 @@ class Schedule:
     ``restrict`` = U ∈ R^{d×h} (orthonormal hard directions) the hard component is removed from
     Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
     ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
+    ``test_risk`` (Θ ↦ the population risk, ``model.population``) gives the exact test loss; the
+    ½-MSE on the trial's fresh test samples is recorded beside it as a check.
 
     Certified early stopping: with ``certify`` (Θ ↦ whether λ_min(∇²R̂(Θ)) ≥ 0), a trial that has
     not escaped (ρ < escape_rho) and whose gradient is small (‖∇R̂‖_F ≤ ``certify_tol``) is
@@ -101,6 +105,7 @@ class Schedule:
     certify: Callable[[np.ndarray], bool] | None = None
     certify_tol: float = 0.0
     certify_every: int = 100
+    test_risk: Callable[[np.ndarray], float] | None = None
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -151,15 +156,18 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
         )
         if t in slot or stop or t == steps:
-            test_loss = (
+            sampled = (
                 loss_scale
                 * 0.5
                 * np.mean((predict(data["X_test"], theta, a, b, activation) - data["y_test"]) ** 2)
             )
+            exact = schedule.test_risk
+            test_loss = loss_scale * exact(theta) if exact is not None else sampled
             traj.final_test_loss = test_loss
             if t in slot:
                 i = slot[t]
                 traj.train_loss[i], traj.test_loss[i], traj.rho[i] = loss, test_loss, rho
+                traj.sampled_test_loss[i] = sampled
                 traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), grad_norm
                 traj.direction_overlap[i] = metrics.direction_overlaps(theta, theta_star)
                 traj.neuron_overlap[i] = metrics.neuron_overlaps(theta, theta_star)

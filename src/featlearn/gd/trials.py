@@ -13,7 +13,7 @@ from featlearn.gd import engine as gd
 from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
-from featlearn.model import seeds
+from featlearn.model import population, seeds
 from featlearn.model.links import get_link
 from featlearn.spectral import method as spectral
 
@@ -90,6 +90,17 @@ def certifier(data, net):
     return certify
 
 
+def population_risk_of(settings, data, net):
+    """Θ ↦ the exact population risk of the trial's target and network (``model.population``)."""
+
+    def risk(theta):
+        return population.population_risk(
+            theta, net.a, net.b, net.activation, data["theta_star"], settings.link, settings.noise
+        )
+
+    return risk
+
+
 def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
     freeze/escape levels, loss scale, and (sweep cells with ``certify_grad_tol`` set) certified
@@ -105,6 +116,7 @@ def schedule(settings, data, net, freeze=True):
         certify=certifier(data, net) if tol is not None else None,
         certify_tol=tol or 0.0,
         certify_every=getattr(settings, "certify_every", 100),
+        test_risk=population_risk_of(settings, data, net),
     )
 
 
@@ -114,7 +126,16 @@ def run_trial(settings, d, delta, trial, freeze=True):
     return gd.run(data, net, schedule(settings, data, net, freeze))
 
 
-TRIAL_FIELDS = ("train_loss", "test_loss", "rho", "norm", "grad_norm", "direction_overlap", "neuron_overlap")
+TRIAL_FIELDS = (
+    "train_loss",
+    "test_loss",
+    "sampled_test_loss",
+    "rho",
+    "norm",
+    "grad_norm",
+    "direction_overlap",
+    "neuron_overlap",
+)
 FINAL_FIELDS = (
     "final_step",
     "final_rho",

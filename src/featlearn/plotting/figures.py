@@ -132,11 +132,13 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
 
 
 def grokking_figure(traj, title):
-    """Train loss, test loss and misalignment 1 − ρ vs GD step (log axis)."""
+    """Train loss, test loss (the exact population risk; the sampled one as a faint check) and
+    misalignment 1 − ρ vs GD step (log axis)."""
     steps = traj["steps"] + 1
     fig, ax = plt.subplots(figsize=(6, 3.8))
     ax.plot(steps, traj["train_loss"], label="train loss")
-    ax.plot(steps, traj["test_loss"], label="test loss")
+    ax.plot(steps, traj["test_loss"], label="test loss (population)")
+    ax.plot(steps, traj["sampled_test_loss"], color="C1", alpha=0.35, lw=0.8, label="test loss (sampled)")
     ax.plot(steps, 1 - traj["rho"], label=r"$1-\rho$")
     ax.set(xscale="log", yscale="log", xlabel="GD step + 1", title=title)
     ax.legend(frameon=False)
