@@ -59,3 +59,34 @@ def test_the_process_propagates_the_initial_hard_coordinate(bump_cell):
     full = bump_cell["unrestricted"]
     slopes = full.T @ full[:, 0] / (full[:, 0] @ full[:, 0])
     np.testing.assert_allclose(slopes[1:], r_u0[1:], rtol=0.15)
+
+
+def test_dmft_with_signal_follows_a_planted_overlap():
+    """Unrestricted GD from θ(0) with θ₁(0) = m₀ (bounded link, δ = 9) against the DMFT with the
+    teacher overlap as an order parameter (escape.md): m^t within 0.03 of the seed mean."""
+    from featlearn.gd import engine as gd
+    from featlearn.gd import trials
+
+    m0, steps, d = 0.3, 20, 400
+    res = dmft.solve("gelu", "bump", 9.0, 1.0, steps, 10_000, ("escape-test", 3), m0=m0)
+    assert res.m[0] == m0 and np.all(res.rho <= 1)
+    simulated = []
+    for seed in range(4):
+        data, net = trials.trial_setup(REFEREE, d, 9.0, seed)
+        theta = net.theta0.copy()
+        theta[0, 0] = m0
+        simulated.append([])
+        gd.run(
+            data,
+            gd.Network(net.activation, theta, net.a, net.b),
+            gd.Schedule(lr=1.0, steps=steps, grid=np.arange(steps + 1)),
+            checkpoint=lambda t, th, out=simulated[-1]: out.append(th[0, 0]),
+        )
+    np.testing.assert_allclose(res.m, np.mean(simulated, axis=0), atol=0.03)
+
+
+def test_without_signal_the_dmft_is_the_restricted_one():
+    plain = dmft.solve("gelu", "bump", 9.0, 1.0, 5, 2000, ("escape-test", 4))
+    zero = dmft.solve("gelu", "bump", 9.0, 1.0, 5, 2000, ("escape-test", 4), m0=0.0)
+    np.testing.assert_array_equal(plain.norm2, zero.norm2)
+    assert np.all(plain.m == 0)

@@ -104,3 +104,40 @@ echo "tiny config: local build ${local_s}s, SLURM build ${slurm_s}s (${submitted
 # every result, byte for byte (logs, benchmark timings and the numba cache are not results)
 diff -r -q -x logs -x benchmarks -x .numba_cache "$WORK/local/results" "$WORK/slurm/results"
 echo "SLURM test PASSED: $(find "$WORK/local/results" -type f -not -path '*/logs/*' -not -path '*/benchmarks/*' -not -path '*/.numba_cache/*' | wc -l) result files identical"
+
+# A job that fails under keep-going (the profile's): Snakemake must report it and exit, not wait.
+# (A job missing from the status query stays "active" in the SLURM plugin: with `sacct` and no
+# slurmdbd, or `squeue` and a MinJobAge shorter than the polling interval, a run never ends.)
+mkdir -p "$WORK/failing"
+cat >"$WORK/failing/Snakefile" <<'SMK'
+rule all:
+    input:
+        "ok.txt",
+        "bad.txt",
+
+
+rule ok:
+    output:
+        "ok.txt",
+    shell:
+        "echo ok > {output}"
+
+
+rule bad:
+    output:
+        "bad.txt",
+    shell:
+        "exit 3"
+SMK
+start=$(date +%s)
+set +e
+(cd "$WORK/failing" && timeout 600 snakemake --profile "$ROOT/workflow/profiles/slurm" \
+    --slurm-init-seconds-before-status-checks 5 --seconds-between-status-checks 5 >"$WORK/failing.log" 2>&1)
+rc=$?
+set -e
+if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ ! -f "$WORK/failing/ok.txt" ]; then
+    echo "a failing SLURM job under keep-going: exit code $rc (0: not reported, 124: never exited)"
+    tail -40 "$WORK/failing.log"
+    exit 1
+fi
+echo "a failing SLURM job under keep-going: reported, the other job finished, exit code $rc after $(($(date +%s) - start))s"

@@ -161,9 +161,10 @@ def grokking_runtime(w):
     return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1)
 
 
-def escape_cells():
-    cases = config["escape"]["cases"]
-    return [f"{RESULTS}/escape/linear/{m}/delta{fmt(dl)}.npz" for m in sorted(cases) for dl in cases[m]]
+def escape_cells(kind):
+    """Cells of the linear stage (``escape.cases``) or of the DMFT with signal (``escape.signal.cases``)."""
+    cases = config["escape"]["cases"] if kind == "linear" else config["escape"]["signal"]["cases"]
+    return [f"{RESULTS}/escape/{kind}/{m}/delta{fmt(dl)}.npz" for m in sorted(cases) for dl in cases[m]]
 
 
 def escape_mem_mb(w):
@@ -190,7 +191,7 @@ THEORY_TABLES = (
 def all_targets():
     targets = [f"{RESULTS}/tables/thresholds.csv"]
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
-    targets.append(f"{RESULTS}/tables/escape_linear_stage.csv")
+    targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets

@@ -38,7 +38,7 @@ rule escape_linear_table:
         "Linear stage of the escape: theory vs simulation table and figure"
     input:
         code=code("escape_linear_table.py"),
-        cells=escape_cells(),
+        cells=escape_cells("linear"),
     output:
         table=f"{RESULTS}/tables/escape_linear_stage.csv",
         figure=figure_files("extra_escape_linear_stage"),
@@ -56,3 +56,55 @@ rule escape_linear_table:
         ENV
     script:
         "../scripts/escape_linear_table.py"
+
+
+rule escape_signal_cell:
+    message:
+        "DMFT with signal vs planted-overlap GD: model {wildcards.model}, delta={wildcards.delta}"
+    input:
+        code=code("escape_signal_cell.py"),
+        cache=kernel_cache("escape_signal_cell"),
+    output:
+        f"{RESULTS}/escape/signal/{{model}}/delta{{delta}}.npz",
+    log:
+        f"{RESULTS}/logs/escape/signal_{{model}}_delta{{delta}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/signal_{{model}}_delta{{delta}}.tsv"
+    wildcard_constraints:
+        delta=r"[0-9.]+",
+    params:
+        settings=lambda w: typed.escape_settings(config, w.model).asdict(),
+        m0=config["escape"]["signal"]["m0"],
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
+    threads: config["threads"]
+    resources:
+        mem_mb=lambda w: escape_mem_mb(w),
+        runtime=lambda w: escape_runtime(w),
+    conda:
+        ENV
+    script:
+        "../scripts/escape_signal_cell.py"
+
+
+rule escape_signal_table:
+    message:
+        "DMFT with signal vs planted-overlap GD: table"
+    input:
+        code=code("escape_signal_table.py"),
+        cells=escape_cells("signal"),
+    output:
+        f"{RESULTS}/tables/escape_signal.csv",
+    log:
+        f"{RESULTS}/logs/escape/signal_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/signal_table.tsv"
+    params:
+        report_steps=config["escape"]["report_steps"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/escape_signal_table.py"

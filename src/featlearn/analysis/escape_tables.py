@@ -57,3 +57,33 @@ def linear_stage_rows(model, cell, steps):
             }
         )
     return rows
+
+
+def signal_rows(model, cell, steps):
+    """Rows per (m₀, t): the teacher overlap m^t and ρ^t of the DMFT with signal against the
+    planted unrestricted runs (mean and s.d. over seeds), and |Δρ|."""
+    rows = []
+    for i, m0 in enumerate(cell["m0"]):
+        rho_theory = np.abs(cell["theory_m"][i]) / np.sqrt(cell["theory_norm2"][i])
+        rho_sim = np.abs(cell["sim_m"][i]) / cell["sim_norm"][i]
+        for t in steps:
+            if t > cell["steps"][-1]:
+                continue
+            rows.append(
+                {
+                    "model": model,
+                    "d": int(cell["d"]),
+                    "delta": float(cell["delta"]),
+                    "m0": float(m0),
+                    "seeds": int(cell["sim_m"].shape[1]),
+                    "t": int(t),
+                    "m_dmft": float(cell["theory_m"][i, t]),
+                    "m_simulated": float(cell["sim_m"][i, :, t].mean()),
+                    "m_simulated_sd": float(cell["sim_m"][i, :, t].std(ddof=1)),
+                    "rho_dmft": float(rho_theory[t]),
+                    "rho_simulated": float(rho_sim[:, t].mean()),
+                    "rho_simulated_sd": float(rho_sim[:, t].std(ddof=1)),
+                    "rho_abs_diff": float(abs(rho_theory[t] - rho_sim[:, t].mean())),
+                }
+            )
+    return rows

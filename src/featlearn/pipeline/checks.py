@@ -96,9 +96,10 @@ def theory_references(config):
 
 def escape_references(config):
     spec = config["escape"]
-    for model in spec["cases"]:
-        if model not in config["theory"]["models"]:
-            raise ConfigError(f"escape.cases.{model}", f"{model!r} is not a theory model")
+    for key, cases in (("cases", spec["cases"]), ("signal.cases", spec["signal"]["cases"])):
+        for model in cases:
+            if model not in config["theory"]["models"]:
+                raise ConfigError(f"escape.{key}.{model}", f"{model!r} is not a theory model")
     if max(spec["report_steps"]) > spec["horizon"]:
         raise ConfigError(
             "escape.report_steps", f"step {max(spec['report_steps'])} is beyond the horizon {spec['horizon']}"
@@ -120,7 +121,7 @@ def all_settings(config):
         out.append((f"theory.models.{model}", settings.theory_model_settings(config, model)))
     for model in config["theory"]["simulation"]["delta"]:
         out.append((f"theory.models.{model}", settings.referee_settings(config, model)))
-    for model in config["escape"]["cases"]:
+    for model in {*config["escape"]["cases"], *config["escape"]["signal"]["cases"]}:
         out.append((f"theory.models.{model}", settings.escape_settings(config, model)))
     return out
 

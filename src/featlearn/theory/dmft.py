@@ -65,6 +65,12 @@ class DMFTResult:
     g2: np.ndarray  # g² of each path, shape (N,)
     y: np.ndarray  # y of each path, shape (N,)
     w: np.ndarray  # w^t of each path, shape (T + 1, N)
+    m: np.ndarray  # teacher overlap m^t (zero for restricted GD)
+
+    @property
+    def rho(self):
+        """ρ^t = |m^t| / ‖θ^t‖."""
+        return np.abs(self.m) / np.sqrt(self.norm2)
 
 
 @njit(cache=True)
@@ -154,11 +160,18 @@ def path_law(rng, paths, link, noise=0.0):
     return g, y
 
 
-def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0, noise=0.0):
+def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0, noise=0.0, m0=0.0, kick=0):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
     ``seed`` is any identity tuple (hashed by ``seeds.identity_entropy``); the same identity gives
     the same paths bit for bit.
+
+    With signal (escape.md, "DMFT with signal"): the teacher overlap m^t = ⟨θ^t, θ*⟩ is set to
+    ``m0`` at step ``kick`` (0: the start) and then follows
+
+        z^t = m^t g + ω^t − (η/δ) Σ_{s<t} R_θ(t, s+1) r^s,     m^{t+1} = m^t − η E[g r^t],
+
+    with ‖θ^t‖² = (m^t)² + C_θ(t, t) and ρ^t = |m^t| / ‖θ^t‖.  ``m0 = 0`` is restricted GD.
     """
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
     g, y = path_law(rng, paths, link, noise)
@@ -172,12 +185,16 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
     w_paths = np.zeros((paths, big_t))
     push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
     jac = np.zeros((paths, _tri(big_t)))
-    norm2, loss, h11, yw = (np.zeros(big_t) for _ in range(4))
+    norm2, loss, h11, yw, overlap = (np.zeros(big_t) for _ in range(5))
     r_theta[0, 0] = 1.0
+    m = 0.0
     for t in range(big_t):
+        if t == kick:
+            m = float(m0)
         rt = r_theta[t, 1 : t + 1]
-        z = r_theta[t, 0] * u0 - push[:, :t] @ rt
-        norm2[t] = r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
+        z = m * g + r_theta[t, 0] * u0 - push[:, :t] @ rt
+        overlap[t] = m
+        norm2[t] = m**2 + r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
         ell, r, w = loss_derivatives(activation, a, b, y, z)
         loss[t], h11[t], yw[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w)
         r_paths[t], w_paths[:, t] = r, w
@@ -191,6 +208,8 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         # (Rθ): R_θ(t+1, s) for s ≤ t
         r_theta[t + 1, : t + 1] = r_theta[t, : t + 1] - lr * (r_r[t, : t + 1] @ r_theta[: t + 1, : t + 1])
         r_theta[t + 1, t + 1] = 1.0
+        if m != 0.0:
+            m -= lr * float(np.mean(g * r))
     return DMFTResult(
         delta=float(delta),
         lr=float(lr),
@@ -206,6 +225,7 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         g2=g2,
         y=y,
         w=np.ascontiguousarray(w_paths.T),
+        m=overlap,
     )
 
 

@@ -17,6 +17,9 @@ At dimension d the overlap is ρ^t ≈ |u^t| / (√d ‖θ^t‖) with ‖θ^t‖
 
 import numpy as np
 
+from featlearn.gd import engine as gd
+from featlearn.gd import trials
+from featlearn.hessian.plateau import hard_directions
 from featlearn.theory import dmft, linearisation
 
 MEDIAN_ABS_NORMAL = 0.6744897501960817  # median of |Z|, Z ~ N(0, 1)
@@ -59,3 +62,56 @@ def linear_stage_cell(settings, delta, log=print):
     log(f"DMFT at N={s.n_paths}, T={s.steps} done")
     cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
     return {**cell, "theory_cov": covariance(res, s.r0), "theory_norm2": res.norm2}
+
+
+def planted_run(settings, delta, seed, m0):
+    """Unrestricted GD from the trial's θ(0) with its hard coordinate set to m₀ (θ₁(0) = m₀):
+    (θ₁^t, ‖θ^t‖) for t = 0..steps."""
+    data, net = trials.trial_setup(settings, settings.d, delta, seed)
+    hard = hard_directions(data["theta_star"], settings.link)[:, 0]
+    theta = net.theta0 - np.outer(net.theta0 @ hard, hard) + m0 * hard
+    record = []
+    gd.run(
+        data,
+        gd.Network(net.activation, theta, net.a, net.b),
+        gd.Schedule(lr=settings.lr, steps=settings.steps, grid=np.arange(settings.steps + 1)),
+        checkpoint=lambda t, th: record.append((th[0] @ hard, np.linalg.norm(th))),
+    )
+    return np.array(record).T
+
+
+def signal_cell(settings, delta, m0s, log=print):
+    """The DMFT with signal from each planted overlap m₀ against ``settings.trials`` planted
+    unrestricted runs at dimension ``settings.d``: arrays indexed [m₀, (seed,) t]."""
+    s = settings
+    out = {"d": s.d, "delta": delta, "m0": np.asarray(m0s, float), "steps": np.arange(s.steps + 1)}
+    theory_m, theory_norm2, sim_m, sim_norm = [], [], [], []
+    for m0 in m0s:
+        identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(m0))
+        res = dmft.solve(
+            s.activation,
+            s.link,
+            delta,
+            s.lr,
+            s.steps,
+            s.n_paths,
+            identity,
+            a=s.a,
+            b=s.b,
+            r0=s.r0,
+            noise=s.noise,
+            m0=m0,
+        )
+        theory_m.append(res.m)
+        theory_norm2.append(res.norm2)
+        runs = np.array([planted_run(s, delta, seed, m0) for seed in range(s.trials)])
+        sim_m.append(runs[:, 0])
+        sim_norm.append(runs[:, 1])
+        log(f"m0={m0}: DMFT m(T)={res.m[-1]:.4f}, simulated {runs[:, 0, -1].mean():.4f}")
+    return {
+        **out,
+        "theory_m": np.array(theory_m),
+        "theory_norm2": np.array(theory_norm2),
+        "sim_m": np.array(sim_m),
+        "sim_norm": np.array(sim_norm),
+    }
