@@ -417,3 +417,21 @@ def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
         seconds, rss = benchmark(path)
         assert rss <= mb <= 3 * rss, (path, rss, mb)
         assert seconds <= 60 * minutes, (path, seconds, minutes)
+
+
+def test_the_cost_estimate_counts_the_jobs_snakemake_schedules():
+    """``featlearn.plan`` lists exactly the compute jobs of the DAG (tiny config, per rule)."""
+    from collections import Counter
+
+    from featlearn.plan import compute_jobs
+
+    planned = Counter(rule for rule, *_ in compute_jobs(yaml.safe_load(TINY.read_text())))
+    scheduled = job_counts(snakemake(ROOT, "-n", "--forceall", "--configfile", str(TINY)).stdout)
+    assert planned == {rule: scheduled[rule] for rule in planned}
+    assert set(planned) >= {
+        "sweep_cell",
+        "hessian_cell",
+        "dmft_model",
+        "escape_linear_cell",
+        "escape_signal_cell",
+    }
