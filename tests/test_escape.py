@@ -64,24 +64,21 @@ def test_the_process_propagates_the_initial_hard_coordinate(bump_cell):
 def test_dmft_with_signal_follows_a_planted_overlap():
     """Unrestricted GD from θ(0) with θ₁(0) = m₀ (bounded link, δ = 9) against the DMFT with the
     teacher overlap as an order parameter (escape.md): m^t within 0.03 of the seed mean."""
-    from featlearn.gd import engine as gd
-    from featlearn.gd import trials
+    from dataclasses import replace
 
-    m0, steps, d = 0.3, 20, 400
-    res = dmft.solve("gelu", "bump", 9.0, 1.0, steps, 10_000, ("escape-test", 3), m0=m0)
+    m0 = 0.3
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    planted = replace(
+        settings.escape_settings(config, "gelu_bump"),
+        experiment=REFEREE.experiment,
+        d=400,
+        steps=20,
+        trials=4,
+    )
+    res = dmft.solve("gelu", "bump", 9.0, 1.0, planted.steps, 10_000, ("escape-test", 3), m0=m0)
     assert res.m[0] == m0 and np.all(res.rho <= 1)
-    simulated = []
-    for seed in range(4):
-        data, net = trials.trial_setup(REFEREE, d, 9.0, seed)
-        theta = net.theta0.copy()
-        theta[0, 0] = m0
-        simulated.append([])
-        gd.run(
-            data,
-            gd.Network(net.activation, theta, net.a, net.b),
-            gd.Schedule(lr=1.0, steps=steps, grid=np.arange(steps + 1)),
-            checkpoint=lambda t, th, out=simulated[-1]: out.append(th[0, 0]),
-        )
+    simulated = [escape.planted_run(planted, 9.0, seed, m0)[0] for seed in range(planted.trials)]
+    assert all(run[0] == pytest.approx(m0) for run in simulated)
     np.testing.assert_allclose(res.m, np.mean(simulated, axis=0), atol=0.03)
 
 

@@ -53,17 +53,14 @@ def compute_jobs(config):
             jobs.append(("dmft_model", threads, resources.dmft_mem_mb(n, theory["horizon"]), seconds))
         jobs.append(("fixed_point_model", threads, resources.BASE_MB, 10.0 * len(spec["delta"])))
     escape = config["escape"]
-    for rule, cases in (
-        ("escape_linear_cell", escape["cases"]),
-        ("escape_signal_cell", escape["signal"]["cases"]),
-    ):
-        runs = 3 if rule == "escape_linear_cell" else len(escape["signal"]["m0"])  # GD runs per step and seed
+    for kind, cases in (("linear", escape["cases"]), ("signal", escape["signal"]["cases"])):
+        runs, solves = resources.escape_work(kind, escape["signal"]["m0"])
         for model, deltas in cases.items():
             s = settings.escape_settings(config, model)
             for delta in deltas:
-                mb = resources.restricted_mem_mb(s.d, delta) + resources.dmft_mem_mb(s.n_paths, s.steps)
-                seconds = resources.restricted_seconds(s.d, delta, runs * s.steps, s.trials, 0)
-                jobs.append((rule, threads, mb - resources.BASE_MB, seconds))
+                mb = resources.escape_mem_mb(s.d, delta, s.n_paths, s.steps)
+                seconds = resources.escape_seconds(s.d, delta, s.steps, s.trials, runs, solves, s.n_paths)
+                jobs.append((f"escape_{kind}_cell", threads, mb, seconds))
     spectral = config["spectral"]
     for d in spectral["d"]:
         mb = resources.spectral_mem_mb(d, max(spectral["delta"]))

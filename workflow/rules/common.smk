@@ -169,13 +169,13 @@ def escape_cells(kind):
 
 def escape_mem_mb(w):
     s = typed.escape_settings(config, w.model)
-    return estimate.restricted_mem_mb(s.d, float(w.delta)) + estimate.dmft_mem_mb(s.n_paths, s.steps) - estimate.BASE_MB
+    return estimate.escape_mem_mb(s.d, float(w.delta), s.n_paths, s.steps)
 
 
-def escape_runtime(w):
+def escape_runtime(w, kind):
     s = typed.escape_settings(config, w.model)
-    seconds = estimate.restricted_seconds(s.d, float(w.delta), 3 * s.steps, s.trials, 0)
-    return estimate.minutes(seconds + estimate.dmft_seconds(s.n_paths, s.steps, 1))
+    runs, solves = estimate.escape_work(kind, config["escape"]["signal"]["m0"])
+    return estimate.minutes(estimate.escape_seconds(s.d, float(w.delta), s.steps, s.trials, runs, solves, s.n_paths))
 
 
 THEORY_KINDS = manifest.THEORY_KINDS

@@ -26,7 +26,7 @@ rule escape_linear_cell:
     threads: config["threads"]
     resources:
         mem_mb=lambda w: escape_mem_mb(w),
-        runtime=lambda w: escape_runtime(w),
+        runtime=lambda w: escape_runtime(w, "linear"),
     conda:
         ENV
     script:
@@ -79,7 +79,7 @@ rule escape_signal_cell:
     threads: config["threads"]
     resources:
         mem_mb=lambda w: escape_mem_mb(w),
-        runtime=lambda w: escape_runtime(w),
+        runtime=lambda w: escape_runtime(w, "signal"),
     conda:
         ENV
     script:

@@ -98,6 +98,23 @@ def spectral_seconds(d, deltas, trials):
     return sum(200 * round(delta * d) * d * 8 for delta in deltas) * trials / BANDWIDTH
 
 
+def escape_mem_mb(d, delta, n_paths, horizon):
+    """An escape cell: restricted-GD arrays at (d, δ) plus the DMFT of the hard coordinate."""
+    return restricted_mem_mb(d, delta) + dmft_mem_mb(n_paths, horizon) - BASE_MB
+
+
+def escape_seconds(d, delta, horizon, trials, runs, solves, n_paths):
+    """An escape cell: ``runs`` passes over X per step and trial (linear stage: the unrestricted
+    and restricted runs and the linearisation's HVP, 3; signal: one planted run per m₀) and
+    ``solves`` DMFT solutions (1; one per m₀)."""
+    return restricted_seconds(d, delta, runs * horizon, trials, 0) + dmft_seconds(n_paths, horizon, solves)
+
+
+def escape_work(kind, m0s):
+    """(runs, solves) of an escape cell of ``kind`` ("linear" or "signal")."""
+    return (3, 1) if kind == "linear" else (len(m0s), len(m0s))
+
+
 def minutes(seconds):
     """A requested runtime in minutes from an estimate in seconds (``SAFETY_TIME``, ``MIN_RUNTIME``)."""
     return _minutes(seconds)
