@@ -92,3 +92,37 @@ def test_python_floor_matches_the_code():
     assert floor == ">=3.11"
     env = yaml.safe_load((ROOT / "envs" / "featlearn.yaml").read_text())
     assert "python>=3.11" in env["dependencies"]
+
+
+def test_gd_runtime_bound_counts_steps_width_and_job_start():
+    """Eq. of resources: JOB_START + steps·trials·(STEP_OVERHEAD + m·n·d·itemsize/BANDWIDTH)."""
+    d, delta, steps, trials = 500, 4.0, 1000, 3
+    per_step = resources.STEP_OVERHEAD + 2000 * 500 * 4 / resources.BANDWIDTH
+    expected = resources.JOB_START + steps * trials * per_step
+    assert resources.gd_cell_seconds(d, delta, "float32", steps, trials) == pytest.approx(expected)
+    wide = resources.gd_cell_seconds(d, delta, "float32", steps, trials, m=4)
+    assert wide - resources.JOB_START == pytest.approx(
+        steps * trials * (resources.STEP_OVERHEAD + 4 * 2000 * 500 * 4 / resources.BANDWIDTH)
+    )
+    assert resources.gd_cell_seconds(d, delta, "float64", steps, trials) > expected
+
+
+def test_expected_time_scales_the_nearest_measured_job():
+    """plan eq. (E): same rule and family, same δ preferred; no counterpart: the upper bound."""
+    from featlearn.plan import Job, Reference, expected_seconds
+
+    start = resources.JOB_START
+
+    def job(family, d, delta, seconds):
+        return Job("sweep_cell", family, d, delta, f"{family}/{d}_{delta}.tsv", 1, 100, seconds)
+
+    measured = start + 10.0
+    reference = Reference(
+        [(job("gelu", 250, 5.0, start + 100.0), measured), (job("gelu", 250, 8.0, start + 1.0), 99.0)], 1.0
+    )
+    # same δ, four times the work: four times the measured time beyond the start
+    assert expected_seconds(job("gelu", 500, 5.0, start + 400.0), reference) == pytest.approx(start + 40.0)
+    # a δ never measured: the peer nearest in work (the δ = 5 cell), scaled
+    assert expected_seconds(job("gelu", 500, 6.0, start + 200.0), reference) == pytest.approx(start + 20.0)
+    # another sweep: nothing to scale from, the upper bound stands
+    assert expected_seconds(job("quad", 500, 5.0, start + 400.0), reference) == start + 400.0

@@ -400,7 +400,7 @@ def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
         d, delta = re.fullmatch(r"d(\d+)_delta([0-9.]+)", path.stem).groups()
         s = settings.sweep_settings(config, path.parent.name)
         mb = resources.gd_cell_mem_mb(int(d), float(delta), s.n_test, s.dtype)
-        minutes = resources.gd_cell_runtime(int(d), float(delta), s.dtype, s.steps, s.trials)
+        minutes = resources.gd_cell_runtime(int(d), float(delta), s.dtype, s.steps, s.trials, s.m)
         checked.append((path, mb, minutes))
     for path in (bench / "hessian").glob("*/delta*.tsv"):
         s = settings.plateau_settings(config, path.parent.name)
@@ -425,7 +425,7 @@ def test_the_cost_estimate_counts_the_jobs_snakemake_schedules():
 
     from featlearn.plan import compute_jobs
 
-    planned = Counter(rule for rule, *_ in compute_jobs(yaml.safe_load(TINY.read_text())))
+    planned = Counter(job.rule for job in compute_jobs(yaml.safe_load(TINY.read_text())))
     scheduled = job_counts(snakemake(ROOT, "-n", "--forceall", "--configfile", str(TINY)).stdout)
     assert planned == {rule: scheduled[rule] for rule in planned}
     assert set(planned) >= {

@@ -148,7 +148,7 @@ def sweep_cell_mem_mb(w):
 
 def sweep_cell_runtime(w):
     s = typed.sweep_settings(config, w.sweep)
-    return estimate.gd_cell_runtime(int(w.d), float(w.delta), s.dtype, s.steps, s.trials)
+    return estimate.gd_cell_runtime(int(w.d), float(w.delta), s.dtype, s.steps, s.trials, s.m)
 
 
 def grokking_mem_mb(w):
@@ -158,7 +158,7 @@ def grokking_mem_mb(w):
 
 def grokking_runtime(w):
     s = typed.long_run_settings(config, w.name)
-    return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1)
+    return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1, s.m)
 
 
 def escape_cells(kind):

@@ -12,8 +12,13 @@ Memory: mem_mb = BASE_MB + SAFETY · (bytes of the job's largest arrays)/10⁶, 
 BASE_MB covers the interpreter, NumPy/SciPy/numba and the compiled kernels (≈ 200–250 MB RSS
 measured in the quick run's benchmark files).
 
-Runtime: GD is memory-bound, so a cell's time is (bytes of X read per step) × steps × trials ÷
-BANDWIDTH, times SAFETY_TIME, at least MIN_RUNTIME minutes.
+Runtime (an upper bound, what a cluster job requests): a job costs JOB_START (interpreter,
+imports, data) plus, per GD step of every trial, STEP_OVERHEAD (the Python side of a step) plus
+m·n·d·itemsize / BANDWIDTH: GD is memory-bound for m = 1 (X streamed once per step), and for small
+X that fits in cache the fused kernel's work grows with the width m at the same rate per byte.
+Every trial is charged its whole step budget; the request is that times SAFETY_TIME, at least
+MIN_RUNTIME minutes.  The expected time of a config (trials that escape or reach a certified
+minimum stop early) comes from a measured reference run: ``featlearn.plan --reference``.
 """
 
 import math
@@ -28,6 +33,8 @@ SAFETY = 1.5
 BANDWIDTH = 5e9  # bytes/s a single job streams X at (conservative: 17-20 GB/s measured on 2 cores)
 SAFETY_TIME = 3.0
 MIN_RUNTIME = 5  # minutes
+JOB_START = 1.5  # seconds: a cell whose trials all stop at once takes 1.1-1.3 s in the quick run
+STEP_OVERHEAD = 1e-4  # seconds of Python per GD step (d = 250 cells, whose X fits in cache)
 
 
 def _mb(nbytes):
@@ -47,15 +54,15 @@ def gd_cell_mem_mb(d, delta, n_test, dtype):
     return _mb(gd_cell_bytes(d, delta, n_test, dtype))
 
 
-def gd_cell_seconds(d, delta, dtype, steps, trials):
-    """Upper bound: every trial runs its whole budget, reading X once per step."""
-    per_step = round(delta * d) * d * np.dtype(dtype).itemsize
-    return per_step * steps * trials / BANDWIDTH
+def gd_cell_seconds(d, delta, dtype, steps, trials, m=1):
+    """Upper bound: JOB_START + steps·trials·(STEP_OVERHEAD + m·n·d·itemsize/BANDWIDTH)."""
+    per_step = STEP_OVERHEAD + m * round(delta * d) * d * np.dtype(dtype).itemsize / BANDWIDTH
+    return JOB_START + per_step * steps * trials
 
 
-def gd_cell_runtime(d, delta, dtype, steps, trials):
+def gd_cell_runtime(d, delta, dtype, steps, trials, m=1):
     """Minutes requested for a GD cell (or a long run with trials = 1)."""
-    return _minutes(gd_cell_seconds(d, delta, dtype, steps, trials))
+    return _minutes(gd_cell_seconds(d, delta, dtype, steps, trials, m))
 
 
 def restricted_mem_mb(d, delta, m=1):
