@@ -59,6 +59,21 @@ def test_lint_is_clean():
     assert "Lints for" not in proc.stdout + proc.stderr
 
 
+CONVENTIONS_TINY = {
+    "conventions": {
+        "d": [40],
+        "trials": 2,
+        "activations": ["gelu", "quad"],
+        "coarse": {"gelu": [3.0, 12.0], "quad": [2.0, 8.0]},
+        "refine": [0.9, 1.1],
+        "plateau": {"activation": "gelu", "d": 40, "delta": 6.0, "steps": 50},
+        "paper": {"gelu": 6.0, "quad": 3.6, "plateau": 0.6},
+        "tolerance": {"gelu": 0.3, "quad": 0.2, "plateau": 0.05},
+        "grid": {"centred": {}, "square_relative": {"link": "square", "loss_normalisation": "second_moment"}},
+    }
+}
+
+
 BAD_CONFIGS = {
     "wrong type": ({"sweeps": {"gelu": {"trials": "many"}}}, "sweeps.gelu.trials"),
     "unknown activation": ({"sweeps": {"gelu": {"activation": "softplus"}}}, "sweeps.gelu.activation"),
@@ -92,6 +107,18 @@ BAD_CONFIGS = {
         "defaults.loss_normalisation",
     ),
     "spectral init of a theory model": ({"defaults": {"init": "spectral"}}, "defaults.init"),
+    "prediction of a sweep that trains another model": (
+        {"escape": {"prediction": {"models": {"gelu_bump": {"sweep": "gelu", "delta": [6.0, 9.0]}}}}},
+        "escape.prediction.models.gelu_bump.sweep",
+    ),
+    "prediction of an unknown theory model": (
+        {"escape": {"prediction": {"models": {"relu": {"sweep": "gelu", "delta": [6.0, 9.0]}}}}},
+        "escape.prediction.models.relu",
+    ),
+    "unknown convention key": (
+        {"conventions": {**CONVENTIONS_TINY["conventions"], "grid": {"fast": {"eta": 2.0}}}},
+        "conventions.grid.fast",
+    ),
     "histogram delta not in the grid": (
         {"hessian": {"histogram": {"quad": [4.0, 15.0]}}},
         "hessian.histogram.quad.1",
@@ -162,7 +189,7 @@ def test_tiny_end_to_end(tiny_run):
     assert made == {f.stem for f in manifest.figures(yaml.safe_load(TINY.read_text()))}
     table = (results / "tables" / "thresholds.csv").read_text().splitlines()
     assert table[0].startswith("kind,sweep,activation,link,m,init,d,")
-    assert sum(row.startswith("delta50") for row in table) == 5  # one per (sweep, d), easy_hard excluded
+    assert sum(row.startswith("delta50") for row in table) == 6  # one per (sweep, d), easy_hard excluded
     assert sum(row.startswith("delta_alg") for row in table) == 4  # one per single-index link
     theory = (results / "tables" / "theory_thresholds.csv").read_text().splitlines()
     assert theory[0].startswith("model,activation,link,lr,n_paths,delta_alg,delta_nn_t2,")
@@ -173,6 +200,31 @@ def test_tiny_end_to_end(tiny_run):
     assert len(logs) == jobs and all(log.stat().st_size > 0 for log in logs)
     nothing = snakemake(tiny_run, "-n")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
+
+
+def test_tiny_prediction_tables_name_predicted_and_empirical(tiny_run):
+    rows = (tiny_run / "results" / "tables" / "delta50_prediction.csv").read_text().splitlines()
+    head = rows[0].split(",")
+    assert {
+        "activation",
+        "link",
+        "d",
+        "delta50_predicted",
+        "delta50_empirical",
+        "delta50_empirical_err",
+    } <= set(head)
+    assert len(rows) == 1 + 2  # the tiny prediction: one model, d ∈ {60, 1000}, one ρ_c
+
+
+def test_the_convention_overlay_builds_its_table_and_the_default_target_has_none_of_it(tmp_path):
+    wd = copy_workflow(tmp_path, TINY)
+    overlay = tmp_path / "conventions.yaml"
+    overlay.write_text(yaml.safe_dump(CONVENTIONS_TINY))
+    snakemake(wd, "results/tables/conventions.csv", "--configfile", "config.yaml", str(overlay))
+    rows = (wd / "results" / "tables" / "conventions.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("convention,")
+    assert (wd / "results" / "figures" / "extra_conventions.png").stat().st_size > 1000
+    assert not any("convention" in rule for rule in job_counts(snakemake(wd, "-n", "--forceall").stdout))
 
 
 def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
@@ -220,6 +272,7 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "theory_tables": 1,
         "theory_figure": 3,
         "hessian_delta_figure": 1,  # draws the quad fixed point
+        "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
         "all": 1,
     }
     assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout
@@ -322,6 +375,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, tmp_
         importers.add("numba_cache")
     assert importers  # every listed module is imported somewhere
     rows = detailed_summary(work)
+    importers &= {rule for _, rule, _, _ in rows}  # rules of overlays (conventions) are not in this DAG
     assert {rule for _, rule, inputs, _ in rows if path in inputs} == importers
     direct = {out for out, rule, inputs, _ in rows if path in inputs}
     expected = {rule for out, rule, _, _ in rows if out in downstream(rows, direct)}

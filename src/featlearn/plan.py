@@ -112,6 +112,43 @@ def compute_jobs(config):
                 seconds = resources.escape_seconds(s.d, delta, s.steps, s.trials, runs, solves, s.n_paths)
                 bench = f"escape/{kind}_{model}_delta{delta:g}.tsv"
                 jobs.append(Job(f"escape_{kind}_cell", model, s.d, delta, bench, threads, mb, seconds))
+    for model, spec in escape["prediction"]["models"].items():
+        s = settings.prediction_settings(config, model)
+        mb = resources.prediction_mem_mb(s.n_paths, s.horizon, s.samples)
+        seconds = resources.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c))
+        for delta in spec["delta"]:
+            bench = f"escape/prediction_{model}_delta{delta:g}.tsv"
+            jobs.append(Job("escape_prediction_cell", model, None, delta, bench, threads, mb, seconds))
+    conventions = config.get("conventions")
+    for name in conventions["grid"] if conventions else ():
+        for activation in conventions["activations"]:
+            s = settings.convention_settings(config, name, activation)
+            coarse = conventions["coarse"][activation]
+            cells, largest = (
+                len(coarse) + len(conventions["refine"]),
+                max(coarse) * max(1.0, *conventions["refine"]),
+            )
+            for d in conventions["d"]:
+                mb = resources.gd_cell_mem_mb(d, largest, s.n_test, s.dtype)
+                seconds = cells * resources.gd_cell_seconds(d, largest, s.dtype, s.steps, s.trials, s.m)
+                bench = f"conventions/scan_{name}_{activation}_d{d}.tsv"
+                jobs.append(Job("convention_scan", name, d, None, bench, threads, mb, seconds))
+        p = conventions["plateau"]
+        s = settings.convention_settings(config, name, p["activation"], steps=p["steps"])
+        mb = resources.gd_cell_mem_mb(p["d"], p["delta"], s.n_test, s.dtype)
+        seconds = resources.gd_cell_seconds(p["d"], p["delta"], s.dtype, s.steps, 1, s.m)
+        jobs.append(
+            Job(
+                "convention_plateau",
+                name,
+                p["d"],
+                p["delta"],
+                f"conventions/plateau_{name}.tsv",
+                threads,
+                mb,
+                seconds,
+            )
+        )
     spectral = config["spectral"]
     for d in spectral["d"]:
         mb = resources.spectral_mem_mb(d, max(spectral["delta"]))

@@ -178,6 +178,83 @@ def escape_runtime(w, kind):
     return estimate.minutes(estimate.escape_seconds(s.d, float(w.delta), s.steps, s.trials, runs, solves, s.n_paths))
 
 
+def prediction_cells(model):
+    deltas = config["escape"]["prediction"]["models"][model]["delta"]
+    return [f"{RESULTS}/escape/prediction/{model}/delta{fmt(dl)}.npz" for dl in deltas]
+
+
+def prediction_table_inputs(w):
+    """Per predicted model: its prediction cells, its sweep's cell table and threshold fits."""
+    out = {}
+    for model, spec in config["escape"]["prediction"]["models"].items():
+        out[f"cells_{model}"] = prediction_cells(model)
+        out[f"sweep_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_cells.csv"
+        out[f"fits_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_thresholds.csv"
+    return out
+
+
+def prediction_mem_mb(w):
+    s = typed.prediction_settings(config, w.model)
+    return estimate.prediction_mem_mb(s.n_paths, s.horizon, s.samples)
+
+
+def prediction_runtime(w):
+    s = typed.prediction_settings(config, w.model)
+    return estimate.minutes(estimate.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c)))
+
+
+def convention_scans():
+    """Every scan of the convention explorer (none without a ``conventions`` section)."""
+    spec = config.get("conventions")
+    if not spec:
+        return []
+    return [
+        f"{RESULTS}/conventions/scan/{name}/{act}_d{d}.npz"
+        for name in spec["grid"]
+        for act in spec["activations"]
+        for d in spec["d"]
+    ]
+
+
+def convention_plateaus():
+    spec = config.get("conventions")
+    return [f"{RESULTS}/conventions/plateau/{name}.npz" for name in spec["grid"]] if spec else []
+
+
+def convention_scan_cells(w):
+    """(settings, number of scanned δ, largest δ) of a scan: the coarse grid plus the refinements,
+    whose largest is at most the coarse grid's end times the largest factor."""
+    s = typed.convention_settings(config, w.convention, w.activation)
+    spec = config["conventions"]
+    coarse = spec["coarse"][w.activation]
+    return s, len(coarse) + len(spec["refine"]), max(coarse) * max(1.0, *spec["refine"])
+
+
+def convention_scan_mem_mb(w):
+    s, _, largest = convention_scan_cells(w)
+    return estimate.gd_cell_mem_mb(int(w.d), largest, s.n_test, s.dtype)
+
+
+def convention_scan_runtime(w):
+    s, cells, largest = convention_scan_cells(w)
+    return estimate.minutes(cells * estimate.gd_cell_seconds(int(w.d), largest, s.dtype, s.steps, s.trials, s.m))
+
+
+def convention_plateau_settings(w):
+    p = config["conventions"]["plateau"]
+    return typed.convention_settings(config, w.convention, p["activation"], steps=p["steps"])
+
+
+def convention_plateau_mem_mb(w):
+    s, p = convention_plateau_settings(w), config["conventions"]["plateau"]
+    return estimate.gd_cell_mem_mb(p["d"], p["delta"], s.n_test, s.dtype)
+
+
+def convention_plateau_runtime(w):
+    s, p = convention_plateau_settings(w), config["conventions"]["plateau"]
+    return estimate.gd_cell_runtime(p["d"], p["delta"], s.dtype, s.steps, 1, s.m)
+
+
 THEORY_KINDS = manifest.THEORY_KINDS
 THEORY_TABLES = (
     "theory_thresholds.csv",
@@ -192,6 +269,9 @@ def all_targets():
     targets = [f"{RESULTS}/tables/thresholds.csv"]
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
     targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
+    targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
+    if config.get("conventions"):
+        targets.append(f"{RESULTS}/tables/conventions.csv")
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets

@@ -108,3 +108,59 @@ rule escape_signal_table:
         ENV
     script:
         "../scripts/escape_signal_table.py"
+
+
+rule escape_prediction_cell:
+    message:
+        "Predicted success from the linear process: model {wildcards.model}, delta={wildcards.delta}"
+    input:
+        code=code("escape_prediction_cell.py"),
+        cache=kernel_cache("escape_prediction_cell"),
+    output:
+        f"{RESULTS}/escape/prediction/{{model}}/delta{{delta}}.npz",
+    log:
+        f"{RESULTS}/logs/escape/prediction_{{model}}_delta{{delta}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/prediction_{{model}}_delta{{delta}}.tsv"
+    wildcard_constraints:
+        delta=r"[0-9.]+",
+    params:
+        settings=lambda w: typed.prediction_settings(config, w.model).asdict(),
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
+    threads: config["threads"]
+    resources:
+        mem_mb=lambda w: prediction_mem_mb(w),
+        runtime=lambda w: prediction_runtime(w),
+    conda:
+        ENV
+    script:
+        "../scripts/escape_prediction_cell.py"
+
+
+rule escape_prediction_table:
+    message:
+        "Predicted vs measured success and delta50(d): tables and figure"
+    input:
+        unpack(prediction_table_inputs),
+        code=code("escape_prediction_table.py"),
+        theory=f"{RESULTS}/tables/theory_thresholds.csv",
+    output:
+        table=f"{RESULTS}/tables/escape_prediction.csv",
+        delta50=f"{RESULTS}/tables/delta50_prediction.csv",
+        figure=figure_files("extra_escape_prediction"),
+    log:
+        f"{RESULTS}/logs/escape/prediction_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/prediction_table.tsv"
+    params:
+        models=canonical(config["escape"]["prediction"]["models"]),
+        settings=lambda w: {m: typed.prediction_settings(config, m).asdict() for m in config["escape"]["prediction"]["models"]},
+        tolerance=config["escape"]["prediction"]["tolerance"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/escape_prediction_table.py"

@@ -6,10 +6,13 @@ from featlearn.analysis.thresholds import fit_logistic
 
 
 def cell_summary(sweep, settings, cell):
-    """One table row for one cell: success counts, final-ρ median with 30th/70th percentiles, escape."""
+    """One table row for one cell: success counts, final-ρ median with 30th/70th percentiles (all
+    trials, and the failed ones alone), escape steps."""
     rho = cell["final_rho"]
     escaped = cell["escape_step"][cell["escape_step"] >= 0]
     q30, q50, q70 = np.nanpercentile(rho, [30, 50, 70]) if np.isfinite(rho).any() else (np.nan,) * 3
+    failed = rho[~cell["success"] & np.isfinite(rho)]
+    f30, f50, f70 = np.percentile(failed, [30, 50, 70]) if failed.size else (np.nan,) * 3
     return {
         "sweep": sweep,
         "activation": settings["activation"],
@@ -25,6 +28,9 @@ def cell_summary(sweep, settings, cell):
         "rho_median": float(q50),
         "rho_q30": float(q30),
         "rho_q70": float(q70),
+        "rho_failed_median": float(f50),
+        "rho_failed_q30": float(f30),
+        "rho_failed_q70": float(f70),
         "escaped": int(escaped.size),
         "escape_step_median": float(np.median(escaped)) if escaped.size else np.nan,
         "escape_step_q25": float(np.percentile(escaped, 25)) if escaped.size else np.nan,

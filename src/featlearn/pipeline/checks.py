@@ -104,6 +104,41 @@ def escape_references(config):
         raise ConfigError(
             "escape.report_steps", f"step {max(spec['report_steps'])} is beyond the horizon {spec['horizon']}"
         )
+    prediction_references(config)
+
+
+PREDICTED_CONVENTIONS = (
+    "activation",
+    "link",
+    "lr",
+    "a",
+    "b",
+    "r0",
+    "noise",
+    "m",
+    "init",
+    "loss_normalisation",
+)
+"""What a predicted sweep must share with its theory model for the prediction to be about it."""
+
+
+def prediction_references(config):
+    """Each predicted model is a theory model, its sweep exists and trains the same model."""
+    for model, spec in config["escape"]["prediction"]["models"].items():
+        key = f"escape.prediction.models.{model}"
+        if model not in config["theory"]["models"]:
+            raise ConfigError(key, f"{model!r} is not a theory model")
+        if spec["sweep"] not in config["sweeps"]:
+            raise ConfigError(f"{key}.sweep", f"{spec['sweep']!r} is not a sweep")
+        theory = settings.theory_model_settings(config, model)
+        sweep = settings.sweep_settings(config, spec["sweep"])
+        for name in PREDICTED_CONVENTIONS:
+            if getattr(theory, name) != getattr(sweep, name):
+                raise ConfigError(
+                    f"{key}.sweep",
+                    f"sweep {spec['sweep']!r} has {name} = {getattr(sweep, name)!r}, model {model!r} has "
+                    f"{getattr(theory, name)!r}: the prediction would be about another model",
+                )
 
 
 def unique_stems(config):
@@ -123,6 +158,8 @@ def all_settings(config):
         out.append((f"theory.models.{model}", settings.referee_settings(config, model)))
     for model in {*config["escape"]["cases"], *config["escape"]["signal"]["cases"]}:
         out.append((f"theory.models.{model}", settings.escape_settings(config, model)))
+    for model in config["escape"]["prediction"]["models"]:
+        out.append((f"theory.models.{model}", settings.prediction_settings(config, model)))
     return out
 
 
@@ -166,6 +203,10 @@ def memory(config, limit_mb):
         for n in {spec.get("n_paths", theory["n_paths"]), *theory["n_paths_scan"]}:
             mb = resources.dmft_mem_mb(n, theory["horizon"])
             estimates.append((f"theory.models.{model}", f"DMFT N={n}", mb))
+    for model in config["escape"]["prediction"]["models"]:
+        s = settings.prediction_settings(config, model)
+        mb = resources.prediction_mem_mb(s.n_paths, s.horizon, s.samples)
+        estimates.append((f"escape.prediction.models.{model}", "prediction cell", mb))
     spectral = config["spectral"]
     estimates += [
         ("spectral.d", f"overlap d={d}", resources.spectral_mem_mb(d, max(spectral["delta"])))

@@ -54,6 +54,13 @@ FIXED = (
         "unrestricted GD and its exact linearisation (escape.md).",
     ),
     Figure(
+        "extra_escape_prediction",
+        "",
+        "escape_prediction_table",
+        "GD success vs δ per d with the success probability predicted by the linear hard-coordinate "
+        "process, and δ₅₀ vs d: measured, predicted, and δ_NN(∞) as the d → ∞ reference.",
+    ),
+    Figure(
         "fig9_dmft_vs_simulation",
         "Fig 9",
         "theory_figure",
@@ -113,6 +120,16 @@ def figures(config):
                 "Fig 2",
                 "grokking_figure",
                 "Train and test loss and misalignment 1 − ρ along one long GD run (never frozen).",
+            )
+        )
+    if config.get("conventions"):
+        out.append(
+            Figure(
+                "extra_conventions",
+                "",
+                "convention_table",
+                "δ₅₀ of GeLU against δ₅₀ of Quad for each modelling convention (convention explorer "
+                "overlay), with the paper's point.",
             )
         )
     for name, spec in config["sweeps"].items():

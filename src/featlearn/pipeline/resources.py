@@ -122,6 +122,16 @@ def escape_work(kind, m0s):
     return (3, 1) if kind == "linear" else (len(m0s), len(m0s))
 
 
+def prediction_mem_mb(n_paths, horizon, samples):
+    """A prediction cell: the DMFT plus the sampled paths of the process (u, ρ and a mask)."""
+    return dmft_mem_mb(n_paths, horizon) + int(math.ceil(SAFETY * 3 * samples * (horizon + 1) * 8 / 1e6))
+
+
+def prediction_seconds(n_paths, horizon, samples, n_d, n_rho):
+    """A prediction cell: one DMFT solve, then ~10 passes over the samples × (T+1) paths per (d, ρ_c)."""
+    return JOB_START + dmft_seconds(n_paths, horizon, 1) + 10 * samples * (horizon + 1) * n_d * n_rho * 1e-9
+
+
 def minutes(seconds):
     """A requested runtime in minutes from an estimate in seconds (``SAFETY_TIME``, ``MIN_RUNTIME``)."""
     return _minutes(seconds)

@@ -186,6 +186,19 @@ class EscapeSettings(GDSettings):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PredictionSettings(TheoryModelSettings):
+    """The predicted success probability of a theory model (``theory.prediction``): the restricted
+    DMFT with ``n_paths`` paths over ``horizon`` steps, ``samples`` paths of the hard-coordinate
+    process, the critical overlaps ``rho_c`` and the dimensions ``d`` it is evaluated at."""
+
+    horizon: int
+    n_paths: int
+    samples: int
+    rho_c: tuple
+    d: tuple
+
+
+@dataclass(frozen=True, kw_only=True)
 class SpectralSettings(JobSettings):
     """The simulated overlap of the optimal spectral estimator at one d."""
 
@@ -288,6 +301,58 @@ def escape_settings(config, model):
         d=spec["d"],
         trials=spec["trials"],
         n_paths=spec["n_paths"],
+    )
+
+
+def prediction_settings(config, model):
+    """The prediction cells of ``model``: its conventions, and ``escape.prediction``'s numerics."""
+    spec = config["escape"]["prediction"]
+    fixed = {k: _frozen(spec[k]) for k in ("horizon", "n_paths", "samples", "rho_c", "d")}
+    return _build(
+        PredictionSettings,
+        config,
+        f"theory.models.{model}",
+        _theory_spec(config, model),
+        f"prediction_{model}",
+        **fixed,
+    )
+
+
+DEFAULT_REPORT = {"none": "half_mse", "second_moment": "relative", "variance": "variance"}
+"""The normalisation a convention reports its loss in, by default the one it trains with."""
+
+
+def convention_keys(config, name):
+    """The keys of convention ``name`` (``conventions.grid``), every one filled in: the model
+    conventions from ``defaults``, η and budget factors 1, the final-ρ success rule, and the
+    report normalisation of its training loss."""
+    keys = {k: config["defaults"][k] for k in ("link", "loss_normalisation", "a", "b", "r0")}
+    keys |= {"lr_factor": 1.0, "steps_factor": 1.0, "success": "final"}
+    keys |= config["conventions"]["grid"][name]
+    keys.setdefault("report", DEFAULT_REPORT[keys["loss_normalisation"]])
+    return keys
+
+
+def convention_settings(config, name, activation, steps=None):
+    """A scan of convention ``name`` for ``activation``: its keys over ``defaults``, η and budget
+    scaled from ``learning_rate``/``steps`` (or ``steps`` given), ``conventions.trials`` trials.
+    Every convention shares the experiment "conventions", so all of them see the same data and
+    initialisations at a given (activation, d, δ, trial): the comparisons are paired."""
+    keys = convention_keys(config, name)
+    spec = {k: keys[k] for k in ("link", "loss_normalisation", "a", "b", "r0")}
+    spec["lr"] = config["learning_rate"][activation] * keys["lr_factor"]
+    spec["steps"] = steps or int(round(config["steps"][activation] * keys["steps_factor"]))
+    spec["trials"] = config["conventions"]["trials"]
+    stop = config["early_stop"]
+    return _build(
+        SweepSettings,
+        config,
+        f"conventions.grid.{name}",
+        spec,
+        "conventions",
+        activation=activation,
+        certify_grad_tol=stop["grad_tol"],
+        certify_every=stop["check_every"],
     )
 
 

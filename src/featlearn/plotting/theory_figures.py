@@ -167,3 +167,74 @@ def linear_stage_figure(cells):
     axes[0, 0].legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def prediction_figure(panels):
+    """One column per predicted model.  Top: measured success vs δ per d of the sweep (dots,
+    binomial errors) and the predicted P(success) of the linear process (lines: the larger ρ_c
+    solid, the smaller dashed).  Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per ρ_c,
+    with δ_NN(∞) of the static fixed point as the d → ∞ reference."""
+    from featlearn.plotting.figures import binomial_error, shades
+
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels), 6.6), squeeze=False)
+    for col, (model, settings, rows, delta50, sweep_rows, fits) in enumerate(panels):
+        ax_p, ax_d = axes[0, col], axes[1, col]
+        ds = sorted({int(r["d"]) for r in sweep_rows})
+        rho_cs = sorted({r["rho_c"] for r in rows})
+        styles = {rho_c: ("-" if rho_c == max(rho_cs) else "--") for rho_c in rho_cs}
+        for colour, d in zip(shades(len(ds), "Oranges"), ds, strict=True):
+            cells = sorted((r for r in sweep_rows if int(r["d"]) == d), key=lambda r: r["delta"])
+            k = np.array([r["successes"] for r in cells], float)
+            n = np.array([r["trials"] - r["diverged"] for r in cells], float)
+            delta = [r["delta"] for r in cells]
+            ax_p.errorbar(
+                delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
+            )
+            for rho_c in rho_cs:
+                pred = sorted(
+                    (r for r in rows if r["d"] == d and r["rho_c"] == rho_c), key=lambda r: r["delta"]
+                )
+                ax_p.plot(
+                    [r["delta"] for r in pred],
+                    [r["p_success_predicted"] for r in pred],
+                    styles[rho_c],
+                    color=colour,
+                )
+        ax_p.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
+        ax_p.set_title(
+            _label(model, settings)
+            + "\nlines: linear process, "
+            + ", ".join(f"{'solid' if styles[r] == '-' else 'dashed'} $\\rho_c$={r:g}" for r in rho_cs),
+            fontsize=8,
+        )
+        ax_p.legend(frameon=False, fontsize=7)
+        for rho_c in rho_cs:
+            pred = sorted((r for r in delta50 if r["rho_c"] == rho_c), key=lambda r: r["d"])
+            ax_d.plot(
+                [r["d"] for r in pred],
+                [r["delta50_predicted"] for r in pred],
+                styles[rho_c],
+                color="C1",
+                label=f"predicted, $\\rho_c$={rho_c:g}",
+            )
+        ok = [f for f in fits if f["status"] in ("ok", "firth")]
+        ax_d.errorbar(
+            [f["d"] for f in ok],
+            [f["delta50"] for f in ok],
+            [f["delta50_err"] for f in ok],
+            fmt="o",
+            color="k",
+            ms=4,
+            capsize=2,
+            label="GD sweep (logistic fit)",
+        )
+        limit = delta50[0]["delta_nn_long_time"] if delta50 else float("nan")
+        if np.isfinite(limit):
+            ax_d.axhline(limit, color="C3", ls=":", label=r"$\delta_{NN}(\infty)$ (fixed point)")
+        ax_d.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$")
+        ticks = sorted({int(r["d"]) for r in delta50})
+        ax_d.set_xticks(ticks, [str(t) for t in ticks], fontsize=7)
+        ax_d.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax_d.legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig

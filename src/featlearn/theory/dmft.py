@@ -160,7 +160,22 @@ def path_law(rng, paths, link, noise=0.0):
     return g, y
 
 
-def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0, noise=0.0, m0=0.0, kick=0):
+def solve(
+    activation,
+    link,
+    delta,
+    lr,
+    steps,
+    paths,
+    seed,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    noise=0.0,
+    m0=0.0,
+    kick=0,
+    twins=False,
+):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
     ``seed`` is any identity tuple (hashed by ``seeds.identity_entropy``); the same identity gives
@@ -172,11 +187,25 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         z^t = m^t g + ω^t − (η/δ) Σ_{s<t} R_θ(t, s+1) r^s,     m^{t+1} = m^t − η E[g r^t],
 
     with ‖θ^t‖² = (m^t)² + C_θ(t, t) and ρ^t = |m^t| / ‖θ^t‖.  ``m0 = 0`` is restricted GD.
+
+    ``twins``: paths come in sign-flipped pairs (g, −g) with the same y, u⁰ and Gaussian-image row,
+    so the pair's restricted trajectories coincide and E[g r^t] = 0 exactly at m = 0 (for an even
+    link).  Without them that mean is a Monte-Carlo error of size (E[g² r²]/N)^{1/2}, a spurious
+    forcing of m (escape.md, "Path noise mimics finite n").  ``paths`` must then be even.
     """
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
-    g, y = path_law(rng, paths, link, noise)
-    u0 = r0 * stratified_normal(rng, paths)  # independent of g (own random order)
-    image = _GaussianImage(rng.standard_normal((paths, steps + 1)) / math.sqrt(paths))
+    if twins:
+        if paths % 2:
+            raise ValueError(f"twin paths need an even number of paths, got {paths}")
+        g, y = path_law(rng, paths // 2, link, noise)
+        g, y = np.concatenate([g, -g]), np.concatenate([y, y])
+        u0 = np.tile(r0 * stratified_normal(rng, paths // 2), 2)
+        xi = np.tile(rng.standard_normal((paths // 2, steps + 1)), (2, 1))
+    else:
+        g, y = path_law(rng, paths, link, noise)
+        u0 = r0 * stratified_normal(rng, paths)  # independent of g (own random order)
+        xi = rng.standard_normal((paths, steps + 1))
+    image = _GaussianImage(xi / math.sqrt(paths))
     big_t = steps + 1
     r_theta = np.zeros((big_t + 1, big_t + 1))
     r_r, c_r, r_g, c_g = (np.zeros((big_t, big_t)) for _ in range(4))
@@ -226,6 +255,26 @@ def solve(activation, link, delta, lr, steps, paths, seed, a=1.0, b=0.0, r0=1.0,
         y=y,
         w=np.ascontiguousarray(w_paths.T),
         m=overlap,
+    )
+
+
+def solve_for(settings, delta, steps, paths, identity, **signal):
+    """``solve`` for the model of a settings object (its σ, link, η, a, b, r₀ and noise);
+    ``signal``: ``m0``, ``kick``, ``twins``."""
+    s = settings
+    return solve(
+        s.activation,
+        s.link,
+        delta,
+        s.lr,
+        steps,
+        paths,
+        identity,
+        a=s.a,
+        b=s.b,
+        r0=s.r0,
+        noise=s.noise,
+        **signal,
     )
 
 

@@ -56,9 +56,7 @@ def linear_stage_cell(settings, delta, log=print):
     of the process from the DMFT with ``settings.n_paths`` paths, both over ``settings.steps``."""
     s = settings
     identity = (s.seed, "escape", s.experiment, s.activation, s.link, float(delta), int(s.n_paths))
-    res = dmft.solve(
-        s.activation, s.link, delta, s.lr, s.steps, s.n_paths, identity, a=s.a, b=s.b, r0=s.r0, noise=s.noise
-    )
+    res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity)
     log(f"DMFT at N={s.n_paths}, T={s.steps} done")
     cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
     return {**cell, "theory_cov": covariance(res, s.r0), "theory_norm2": res.norm2}
@@ -88,20 +86,7 @@ def signal_cell(settings, delta, m0s, log=print):
     theory_m, theory_norm2, sim_m, sim_norm = [], [], [], []
     for m0 in m0s:
         identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(m0))
-        res = dmft.solve(
-            s.activation,
-            s.link,
-            delta,
-            s.lr,
-            s.steps,
-            s.n_paths,
-            identity,
-            a=s.a,
-            b=s.b,
-            r0=s.r0,
-            noise=s.noise,
-            m0=m0,
-        )
+        res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=m0)
         theory_m.append(res.m)
         theory_norm2.append(res.norm2)
         runs = np.array([planted_run(s, delta, seed, m0) for seed in range(s.trials)])
