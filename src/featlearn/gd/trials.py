@@ -47,9 +47,19 @@ def broadcast(value, m):
     return np.array(v)
 
 
+LOSS_SCALES = {
+    "none": lambda y: 1.0,
+    "variance": lambda y: 1.0 / np.var(y),
+    "second_moment": lambda y: 1.0 / np.mean(y**2),
+}
+"""The factor s of the training risk s·(1/2n) Σ (y_i − f(x_i))² per ``loss_normalisation``, from
+the training labels: 1, 1/Var(y) or 1/E[y²].  (A constant s is the same as η·s: the gradient
+step is η·s·∇R̂.)"""
+
+
 def loss_scale(settings, y):
-    """s = 1, or 1/Var(y) when the risk is normalised by the variance of y."""
-    return 1.0 / np.var(y) if settings.loss_normalisation == "variance" else 1.0
+    """s of ``LOSS_SCALES`` for the trial's training labels ``y``."""
+    return LOSS_SCALES[settings.loss_normalisation](y)
 
 
 def trial_identity(settings, d, delta, trial):

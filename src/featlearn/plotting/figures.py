@@ -325,3 +325,39 @@ def easy_hard_figure(runs):
     axes[1, 0].set(ylabel=r"max$_j\,|\langle \hat\theta_j, \theta^*_l\rangle|$")
     fig.tight_layout()
     return fig
+
+
+def convention_figure(rows, paper):
+    """δ₅₀ of GeLU (x) against δ₅₀ of Quad (y), one point per convention with its 1-σ errors
+    (filled: the plateau agrees with the paper's too), and the paper's point (star)."""
+    fig, ax = plt.subplots(figsize=(6.4, 5.0))
+    for row in rows:
+        x, y = row["delta50_gelu"], row["delta50_quad"]
+        if not (np.isfinite(x) and np.isfinite(y)):
+            continue
+        colour = "C2" if row["fits_all_three"] else "C0"
+        face = colour if row["plateau_agrees"] else "white"
+        ax.errorbar(
+            x,
+            y,
+            xerr=row["delta50_gelu_err"],
+            yerr=row["delta50_quad_err"],
+            fmt="o",
+            color=colour,
+            mfc=face,
+            ms=5,
+            capsize=2,
+        )
+        ax.annotate(
+            f"{row['rank']}. {row['convention']}",
+            (x, y),
+            fontsize=7,
+            xytext=(4, 3),
+            textcoords="offset points",
+        )
+    ax.plot(paper["gelu"], paper["quad"], "*", color="C3", ms=14, label="paper (GeLU 6.0, Quad 3.6)")
+    ax.set(xlabel=r"$\delta_{50}$, GeLU", ylabel=r"$\delta_{50}$, Quad")
+    ax.set_title("conventions (filled: Fig 2 plateau agrees; green: all three agree)", fontsize=9)
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
