@@ -15,6 +15,9 @@ if not workflow.overwrite_configfiles:
 
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/simulate.smk"
@@ -26,6 +29,7 @@ include: "workflow/rules/conventions.smk"
 include: "workflow/rules/width.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/paper.smk"
 
 
 rule all:

@@ -22,7 +22,7 @@ def copy_workflow(dest, config=ROOT / "config.yaml"):
     """A copy of the workflow in ``dest`` with ``config`` as its config.yaml."""
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
     shutil.copy(config, dest / "config.yaml")
-    for name in ("workflow", "src", "envs"):
+    for name in ("workflow", "src", "envs", "paper"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     (dest / "profiles").symlink_to("workflow/profiles")  # the default profile, found next to the Snakefile
     return dest
@@ -202,6 +202,24 @@ def test_tiny_end_to_end(tiny_run):
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
+def test_tiny_builds_the_manuscript_and_the_report(tiny_run):
+    from featlearn.analysis.claims import VERDICTS
+
+    paper = tiny_run / "results" / "paper"
+    assert (paper / "manuscript.pdf").read_bytes()[:5] == b"%PDF-"
+    assert (paper / "manuscript_page1.png").read_bytes()[:4] == b"\x89PNG"
+    claims = (tiny_run / "results" / "tables" / "claims.csv").read_text().splitlines()
+    assert len(claims) > 10 and all(any(v in row for v in VERDICTS) for row in claims[1:])
+    snakemake(tiny_run, "--report", "results/report.zip")
+    import zipfile
+
+    names = zipfile.ZipFile(tiny_run / "results" / "report.zip").namelist()
+    assert any(n.endswith("report.html") for n in names)
+    assert any(n.endswith("fig4_phase_gelu.png") for n in names) and any(
+        n.endswith("claims.csv") for n in names
+    )
+
+
 def test_tiny_prediction_tables_name_predicted_and_empirical(tiny_run):
     rows = (tiny_run / "results" / "tables" / "delta50_prediction.csv").read_text().splitlines()
     head = rows[0].split(",")
@@ -273,6 +291,8 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "theory_figure": 3,
         "hessian_delta_figure": 1,  # draws the quad fixed point
         "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
+        "claims_table": 1,  # so do the claims
+        "manuscript": 1,
         "all": 1,
     }
     assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout
@@ -400,8 +420,9 @@ def test_the_tiny_configfile_replaces_the_default_config():
 
 
 def result_files(workdir):
-    """{relative path: bytes} of every result (logs, timings and the numba cache are not results)."""
-    skip = ("logs", "benchmarks", ".numba_cache")
+    """{relative path: bytes} of every result (logs, timings and the numba cache are not results;
+    nor is the manuscript, whose performance section reports the timings of the run that built it)."""
+    skip = ("logs", "benchmarks", ".numba_cache", "paper")
     root = workdir / "results"
     return {
         str(p.relative_to(root)): p.read_bytes()

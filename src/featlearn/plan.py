@@ -74,6 +74,13 @@ def compute_jobs(config):
             mb = resources.restricted_mem_mb(s.d, delta, s.m)
             bench = f"hessian/{activation}/delta{delta:g}.tsv"
             jobs.append(Job("hessian_cell", activation, s.d, delta, bench, threads, mb, seconds))
+    s = settings.plateau_settings(config, config["landscape"]["activation"])
+    for delta in config["landscape"]["delta"]:
+        # restricted GD to the plateau, unrestricted GD over the budget, one Lanczos: ~2 budgets of passes
+        seconds = resources.restricted_seconds(s.d, delta, 2 * s.steps, 1, 1, s.m)
+        mb = resources.restricted_mem_mb(s.d, delta, s.m)
+        bench = f"landscape/{s.activation}/delta{delta:g}.tsv"
+        jobs.append(Job("landscape_cell", s.activation, s.d, delta, bench, threads, mb, seconds))
     theory = config["theory"]
     for model, deltas in theory["simulation"]["delta"].items():
         s = settings.referee_settings(config, model)

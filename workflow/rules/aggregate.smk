@@ -13,14 +13,16 @@ rule aggregate_sweep:
         cells=lambda w: sweep_cells(w.sweep),
         code=code("aggregate_sweep.py"),
     output:
-        cells=f"{RESULTS}/tables/{{sweep}}_cells.csv",
-        thresholds=f"{RESULTS}/tables/{{sweep}}_thresholds.csv",
+        cells=table_output(f"{RESULTS}/tables/{{sweep}}_cells.csv"),
+        thresholds=table_output(f"{RESULTS}/tables/{{sweep}}_thresholds.csv"),
     log:
         f"{RESULTS}/logs/aggregate/{{sweep}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/aggregate/{{sweep}}.tsv"
     wildcard_constraints:
         sweep="|".join(config["sweeps"]),
+    params:
+        report_caption=report_caption,
     threads: 1
     resources:
         mem_mb=1000,
@@ -44,11 +46,13 @@ rule threshold_table:
         ],
         delta_alg=f"{RESULTS}/tables/delta_alg.csv",
     output:
-        f"{RESULTS}/tables/thresholds.csv",
+        table_output(f"{RESULTS}/tables/thresholds.csv"),
     log:
         f"{RESULTS}/logs/threshold_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/threshold_table.tsv"
+    params:
+        report_caption=report_caption,
     threads: 1
     resources:
         mem_mb=500,

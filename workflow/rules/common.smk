@@ -105,6 +105,26 @@ def figure_files(stem):
     return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 
 
+REPORT_CAPTION = "../report/caption.rst"
+
+
+def figure_outputs(stem):
+    """A figure's PDF and PNG as rule outputs, the PNG in Snakemake's report (``--report``)."""
+    pdf, png = figure_files(stem)
+    return [pdf, report(png, caption=REPORT_CAPTION, category="Figures", labels={"figure": stem})]
+
+
+def table_output(path):
+    """A results table as a rule output, in Snakemake's report."""
+    return report(path, caption=REPORT_CAPTION, category="Tables", labels={"table": os.path.basename(path)})
+
+
+def report_caption(wildcards, output):
+    """The report caption of a job's figures and tables (``manifest.caption_of``), one per file."""
+    lines = [f"**{os.path.basename(p)}**: {manifest.caption_of(config, p)}" for p in output if p.endswith((".png", ".csv", ".tex"))]
+    return "\n\n".join(lines)
+
+
 def main_n_paths(model):
     """The model's main number of DMFT paths N (its own ``n_paths`` or the global one)."""
     return config["theory"]["models"][model].get("n_paths", config["theory"]["n_paths"])
@@ -255,6 +275,31 @@ def convention_plateau_runtime(w):
     return estimate.gd_cell_runtime(p["d"], p["delta"], s.dtype, s.steps, 1, s.m)
 
 
+def claim_roles():
+    """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
+    from featlearn.analysis.claims import roles
+
+    return canonical(roles(config))
+
+
+def claims_inputs(w):
+    """The results the claims read: the threshold, theory and Hessian tables, the Fig 4 sweep's
+    cells, the easy/hard learning steps and the first long run."""
+    r = claim_roles()
+    tables = ["thresholds.csv", "delta_alg.csv", "theory_thresholds.csv", "dmft_vs_simulation.csv"]
+    tables += [f"hessian_{act}.csv" for act in r["hessian"]]
+    tables += [f"{r['gelu']}_cells.csv", f"{config['easy_hard']['stem']}_learning_steps.csv"]
+    return {
+        "tables": [f"{RESULTS}/tables/{name}" for name in tables],
+        "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
+    }
+
+
+def landscape_cells():
+    spec = config["landscape"]
+    return [f"{RESULTS}/landscape/{spec['activation']}/delta{fmt(dl)}.npz" for dl in spec["delta"]]
+
+
 THEORY_KINDS = manifest.THEORY_KINDS
 THEORY_TABLES = (
     "theory_thresholds.csv",
@@ -272,6 +317,7 @@ def all_targets():
     targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
     if config.get("conventions"):
         targets.append(f"{RESULTS}/tables/conventions.csv")
+    targets += [f"{RESULTS}/tables/claims.csv", f"{RESULTS}/paper/manuscript.pdf"]
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets
@@ -280,6 +326,12 @@ def all_targets():
 def plateau_mem_mb(w):
     s = typed.plateau_settings(config, w.activation)
     return estimate.restricted_mem_mb(s.d, float(w.delta), s.m)
+
+
+def landscape_runtime(w):
+    """Restricted GD to the plateau plus unrestricted GD over the budget and one Lanczos."""
+    s = typed.plateau_settings(config, w.activation)
+    return estimate.restricted_runtime(s.d, float(w.delta), 2 * s.steps, 1, 1, s.m)
 
 
 def plateau_runtime(w):

@@ -72,14 +72,15 @@ rule convention_table:
         scans=convention_scans(),
         plateaus=convention_plateaus(),
     output:
-        table=f"{RESULTS}/tables/conventions.csv",
-        scans=f"{RESULTS}/tables/convention_scans.csv",
-        figure=figure_files("extra_conventions"),
+        table=table_output(f"{RESULTS}/tables/conventions.csv"),
+        scans=table_output(f"{RESULTS}/tables/convention_scans.csv"),
+        figure=figure_outputs("extra_conventions"),
     log:
         f"{RESULTS}/logs/conventions/table.log",
     benchmark:
         f"{RESULTS}/benchmarks/conventions/table.tsv"
     params:
+        report_caption=report_caption,
         conventions=lambda w: {name: typed.convention_keys(config, name) for name in config["conventions"]["grid"]},
         paper=canonical(config["conventions"]["paper"]) if "conventions" in config else {},
         tolerance=canonical(config["conventions"]["tolerance"]) if "conventions" in config else {},

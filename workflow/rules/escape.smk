@@ -40,13 +40,14 @@ rule escape_linear_table:
         code=code("escape_linear_table.py"),
         cells=escape_cells("linear"),
     output:
-        table=f"{RESULTS}/tables/escape_linear_stage.csv",
-        figure=figure_files("extra_escape_linear_stage"),
+        table=table_output(f"{RESULTS}/tables/escape_linear_stage.csv"),
+        figure=figure_outputs("extra_escape_linear_stage"),
     log:
         f"{RESULTS}/logs/escape/linear_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/escape/linear_table.tsv"
     params:
+        report_caption=report_caption,
         report_steps=config["escape"]["report_steps"],
     threads: 1
     resources:
@@ -93,12 +94,13 @@ rule escape_signal_table:
         code=code("escape_signal_table.py"),
         cells=escape_cells("signal"),
     output:
-        f"{RESULTS}/tables/escape_signal.csv",
+        table_output(f"{RESULTS}/tables/escape_signal.csv"),
     log:
         f"{RESULTS}/logs/escape/signal_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/escape/signal_table.tsv"
     params:
+        report_caption=report_caption,
         report_steps=config["escape"]["report_steps"],
     threads: 1
     resources:
@@ -145,14 +147,15 @@ rule escape_prediction_table:
         code=code("escape_prediction_table.py"),
         theory=f"{RESULTS}/tables/theory_thresholds.csv",
     output:
-        table=f"{RESULTS}/tables/escape_prediction.csv",
-        delta50=f"{RESULTS}/tables/delta50_prediction.csv",
-        figure=figure_files("extra_escape_prediction"),
+        table=table_output(f"{RESULTS}/tables/escape_prediction.csv"),
+        delta50=table_output(f"{RESULTS}/tables/delta50_prediction.csv"),
+        figure=figure_outputs("extra_escape_prediction"),
     log:
         f"{RESULTS}/logs/escape/prediction_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/escape/prediction_table.tsv"
     params:
+        report_caption=report_caption,
         models=canonical(config["escape"]["prediction"]["models"]),
         settings=lambda w: {m: typed.prediction_settings(config, m).asdict() for m in config["escape"]["prediction"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],

@@ -19,7 +19,7 @@ rule phase_figure:
         cells=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_cells.csv",
         thresholds=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_thresholds.csv",
     output:
-        figure_files("{stem}"),
+        figure_outputs("{stem}"),
     log:
         f"{RESULTS}/logs/figures/{{stem}}.log",
     benchmark:
@@ -27,6 +27,7 @@ rule phase_figure:
     wildcard_constraints:
         stem=stem_constraint("phase_figure"),
     params:
+        report_caption=report_caption,
         title=lambda w: phase_title(w.stem),
     threads: 1
     resources:
@@ -45,13 +46,15 @@ rule grokking_figure:
         code=code("plot_grokking.py"),
         run=f"{RESULTS}/grokking/{{name}}.npz",
     output:
-        figure_files("{name}"),
+        figure_outputs("{name}"),
     log:
         f"{RESULTS}/logs/figures/{{name}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/{{name}}.tsv"
     wildcard_constraints:
         name=stem_constraint("grokking_figure"),
+    params:
+        report_caption=report_caption,
     threads: 1
     resources:
         mem_mb=1000,
@@ -75,7 +78,7 @@ rule spectral_figure:
         theory=f"{RESULTS}/tables/spectral_theory.csv",
         delta_alg=f"{RESULTS}/tables/delta_alg.csv",
     output:
-        figure_files("{stem}"),
+        figure_outputs("{stem}"),
     log:
         f"{RESULTS}/logs/figures/{{stem}}.log",
     benchmark:
@@ -83,6 +86,7 @@ rule spectral_figure:
     wildcard_constraints:
         stem=config["figure1"]["stem"],
     params:
+        report_caption=report_caption,
         link=config["spectral"]["link"],
     threads: 1
     resources:
@@ -105,11 +109,13 @@ rule hessian_spectrum_figure:
             for dl in pair
         ],
     output:
-        figure_files("fig7_hessian_spectrum"),
+        figure_outputs("fig7_hessian_spectrum"),
     log:
         f"{RESULTS}/logs/figures/fig7_hessian_spectrum.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/fig7_hessian_spectrum.tsv"
+    params:
+        report_caption=report_caption,
     threads: 1
     resources:
         mem_mb=1000,
@@ -128,12 +134,13 @@ rule hessian_delta_figure:
         tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
         fixed_points=[f"{RESULTS}/theory/fixed_point/{m}.npz" for m in config["theory"]["hessian_overlay"].values()],
     output:
-        figure_files("fig8_hessian_vs_delta"),
+        figure_outputs("fig8_hessian_vs_delta"),
     log:
         f"{RESULTS}/logs/figures/fig8_hessian_vs_delta.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/fig8_hessian_vs_delta.tsv"
     params:
+        report_caption=report_caption,
         overlay=canonical(config["theory"]["hessian_overlay"]),
     threads: 1
     resources:
@@ -152,12 +159,13 @@ rule escape_figure:
         code=code("plot_escape.py"),
         tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"])),
     output:
-        figure_files("extra_escape_steps"),
+        figure_outputs("extra_escape_steps"),
     log:
         f"{RESULTS}/logs/figures/extra_escape_steps.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/extra_escape_steps.tsv"
     params:
+        report_caption=report_caption,
         sweeps=sorted(config["sweeps"]),  # sorted: config key order must not look like a change
     threads: 1
     resources:
@@ -180,11 +188,13 @@ rule hessian_trajectory_figure:
             for dl in deltas
         ],
     output:
-        figure_files("extra_hessian_trajectory"),
+        figure_outputs("extra_hessian_trajectory"),
     log:
         f"{RESULTS}/logs/figures/extra_hessian_trajectory.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/extra_hessian_trajectory.tsv"
+    params:
+        report_caption=report_caption,
     threads: 1
     resources:
         mem_mb=1000,

@@ -38,13 +38,14 @@ rule spectral_theory:
     input:
         code=code("spectral_theory.py"),
     output:
-        curve=f"{RESULTS}/tables/spectral_theory.csv",
-        delta_alg=f"{RESULTS}/tables/delta_alg.csv",
+        curve=table_output(f"{RESULTS}/tables/spectral_theory.csv"),
+        delta_alg=table_output(f"{RESULTS}/tables/delta_alg.csv"),
     log:
         f"{RESULTS}/logs/spectral/theory.log",
     benchmark:
         f"{RESULTS}/benchmarks/spectral/theory.tsv"
     params:
+        report_caption=report_caption,
         link=config["spectral"]["link"],
         noise=config["spectral"]["noise"],
         delta_max=max(config["spectral"]["delta"]),

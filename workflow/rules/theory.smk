@@ -100,12 +100,13 @@ rule theory_tables:
         thresholds=f"{RESULTS}/tables/thresholds.csv",
         code=code("theory_tables.py"),
     output:
-        [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES],
+        [table_output(f"{RESULTS}/tables/{name}") for name in THEORY_TABLES],
     log:
         f"{RESULTS}/logs/theory/tables.log",
     benchmark:
         f"{RESULTS}/benchmarks/theory/tables.tsv"
     params:
+        report_caption=report_caption,
         models=theory_model_params()[0],
         n_paths=theory_model_params()[1],
         report_steps=config["theory"]["report_steps"],
@@ -130,7 +131,7 @@ rule theory_figure:
         # only the δ_NN figure draws the empirical thresholds from the table
         table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if THEORY_KINDS[w.stem] == "delta_nn" else [],
     output:
-        figure_files("{stem}"),
+        figure_outputs("{stem}"),
     log:
         f"{RESULTS}/logs/figures/{{stem}}.log",
     benchmark:
@@ -138,6 +139,7 @@ rule theory_figure:
     wildcard_constraints:
         stem=stem_constraint("theory_figure"),
     params:
+        report_caption=report_caption,
         models=theory_model_params()[0],
         n_paths=theory_model_params()[1],
         kind=lambda w: THEORY_KINDS[w.stem],

@@ -14,12 +14,13 @@ rule width_figure:
         cells=[f"{RESULTS}/tables/{s}_cells.csv" for group in config["width"]["groups"].values() for s in group],
         fits=[f"{RESULTS}/tables/{s}_thresholds.csv" for group in config["width"]["groups"].values() for s in group],
     output:
-        figure_files(config["width"]["stem"]),
+        figure_outputs(config["width"]["stem"]),
     log:
         f"{RESULTS}/logs/figures/{config['width']['stem']}.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/{config['width']['stem']}.tsv"
     params:
+        report_caption=report_caption,
         groups=config["width"]["groups"],
         widths={name: typed.sweep_settings(config, name).m for g in config["width"]["groups"].values() for name in g},
     threads: 1
@@ -39,13 +40,14 @@ rule easy_hard_figure:
         code=code("plot_easy_hard.py"),
         cells=lambda w: sweep_cells(config["easy_hard"]["sweep"]),
     output:
-        figure=figure_files(config["easy_hard"]["stem"]),
-        table=f"{RESULTS}/tables/{config['easy_hard']['stem']}_learning_steps.csv",
+        figure=figure_outputs(config["easy_hard"]["stem"]),
+        table=table_output(f"{RESULTS}/tables/{config['easy_hard']['stem']}_learning_steps.csv"),
     log:
         f"{RESULTS}/logs/figures/{config['easy_hard']['stem']}.log",
     benchmark:
         f"{RESULTS}/benchmarks/figures/{config['easy_hard']['stem']}.tsv"
     params:
+        report_caption=report_caption,
         level=config["easy_hard"]["learned_overlap"],
     threads: 1
     resources:

@@ -52,6 +52,14 @@ def sweep_references(config):
         raise ConfigError("spectral.link", "the spectral method needs a single-index link")
 
 
+def landscape_reference(config):
+    """Fig 3 runs with the Hessian cells' settings of its activation."""
+    if config["landscape"]["activation"] not in config["hessian"]["delta"]:
+        raise ConfigError(
+            "landscape.activation", "needs Hessian settings: add the activation to hessian.delta"
+        )
+
+
 def hessian_references(config):
     spec = config["hessian"]
     for act, pair in spec["histogram"].items():
@@ -221,6 +229,7 @@ CHECKS = (
     finite_numbers,
     sweep_references,
     hessian_references,
+    landscape_reference,
     theory_references,
     escape_references,
     unique_stems,

@@ -102,6 +102,16 @@ def figures(config):
         )
     )
     out.append(
+        Figure(
+            config["landscape"]["stem"],
+            "Fig 3",
+            "landscape_figure",
+            "The empirical risk on planes through the restricted-GD plateau (with θ*, and with the "
+            "Hessian's bottom eigenvector), below and above the transition, with unrestricted GD "
+            "projected: the saddle and the escape along its negative curvature.",
+        )
+    )
+    out.append(
         Figure(config["width"]["stem"], "Fig 6", "width_figure", "Success vs δ per width m, and δ₅₀ vs m.")
     )
     out.append(
@@ -169,3 +179,55 @@ if __name__ == "__main__":
     import yaml
 
     print(markdown_table(yaml.safe_load(open(sys.argv[1] if len(sys.argv) > 1 else "config.yaml"))))
+
+
+TABLES = {
+    "thresholds.csv": "Empirical δ₅₀ ± 1σ per sweep and d (logistic fit), and δ_alg per link.",
+    "*_cells.csv": "Per (d, δ) cell of one sweep: successes, final-ρ median and 30/70 % quantiles (all and "
+    "failed trials), escape-step quartiles, trials stopped at a certified minimum.",
+    "*_thresholds.csv": "Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, status).",
+    "delta_alg.csv": "δ_alg of the optimal spectral method per single-index link.",
+    "hessian_*.csv": "Per δ and seed at the restricted-GD plateau: λ_min, overlap², bulk edge, H₁₁, the "
+    "semi-empirical outlier.",
+    "spectral_theory.csv": "Asymptotic overlap of the optimal spectral estimator vs δ.",
+    "fig11_easy_hard_learning_steps.csv": "Per trial of the easy+hard target: the step at which each "
+    "direction is learned.",
+    "theory_thresholds.csv": "δ_alg, δ_NN(t) from the DMFT for each N, the long-time δ_NN(∞) and the "
+    "empirical δ₅₀ per theory model.",
+    "theory_thresholds.tex": "The theory thresholds as a LaTeX table.",
+    "dmft_vs_simulation.csv": "‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation.",
+    "outlier_vs_simulation.csv": "Hessian outlier and bulk edge vs GD time: DMFT law vs simulated spectra.",
+    "bounded_link_validation.csv": "Bounded link: the δ at which simulation first shows a negative aligned "
+    "outlier vs the DMFT's δ_NN(t).",
+    "escape_linear_stage.csv": "The hard coordinate's variance: linear process vs unrestricted GD and its "
+    "exact linearisation, with the referee's linear horizon.",
+    "escape_signal.csv": "DMFT with signal vs unrestricted GD from a planted overlap.",
+    "escape_prediction.csv": "Predicted (linear process) vs measured success, escape steps and failed-trial "
+    "ρ per model, d, δ and ρ_c.",
+    "delta50_prediction.csv": "Predicted vs empirical δ₅₀ per model and d, with the verdict.",
+    "conventions.csv": "Modelling conventions ranked by their distance to the paper's three numbers.",
+    "convention_scans.csv": "Per convention, activation and d: the auto-refined δ scan and its fit.",
+    "claims.csv": "The paper's claims, the measured values and the computed verdicts.",
+}
+"""What each results table holds (Snakemake report captions); ``*`` stands for a sweep or an activation."""
+
+
+def table_caption(name):
+    """The caption of results table ``name`` (matched against ``TABLES``)."""
+    from fnmatch import fnmatch
+
+    for pattern, caption in TABLES.items():
+        if fnmatch(name, pattern):
+            return caption
+    raise KeyError(f"no caption for results table {name!r}: add it to manifest.TABLES")
+
+
+def caption_of(config, path):
+    """The report caption of a figure (its PNG) or a results table, from its file name."""
+    from pathlib import PurePath
+
+    name = PurePath(path).name
+    if name.endswith(".png"):
+        stem = name.removesuffix(".png")
+        return next(f.caption for f in figures(config) if f.stem == stem)
+    return table_caption(name)

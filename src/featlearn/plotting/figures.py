@@ -361,3 +361,32 @@ def convention_figure(rows, paper):
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def landscape_figure(cells):
+    """Fig 3, measured: R̂ on planes through the restricted-GD plateau θ_R (columns: one δ each;
+    rows: the plane of θ_R and θ*, the plane of θ_R and the Hessian's bottom eigenvector), with
+    unrestricted GD from the same initialisation projected onto each plane (white: start, red:
+    end), the plateau marked (×) and the curvature of R̂ along the plane's second axis in the title."""
+    fig, axes = plt.subplots(2, len(cells), figsize=(4.3 * len(cells), 7.6), squeeze=False)
+    titles = {"hard": r"plane ($\theta_R$, $\theta^*$)", "outlier": r"plane ($\theta_R$, $v_{\min}$)"}
+    for col, cell in enumerate(cells):
+        for row, plane in enumerate(("hard", "outlier")):
+            ax = axes[row, col]
+            alphas, betas, risk = cell[f"{plane}_alphas"], cell[f"{plane}_betas"], cell[f"{plane}_risk"]
+            levels = np.quantile(risk, np.linspace(0, 1, 25))
+            ax.contourf(betas, alphas, risk, levels=np.unique(levels), cmap="viridis")
+            ax.plot(cell[f"{plane}_path_b"], cell[f"{plane}_path_a"], "-", color="w", lw=1.2)
+            ax.plot(cell[f"{plane}_path_b"][0], cell[f"{plane}_path_a"][0], "o", color="w", ms=5)
+            ax.plot(cell[f"{plane}_path_b"][-1], cell[f"{plane}_path_a"][-1], "o", color="C3", ms=5)
+            ax.plot(0.0, float(cell["plateau_norm"]), "x", color="C1", ms=9, mew=2)
+            curvature = float(cell[f"{plane}_curvature"])
+            extra = f", overlap² with θ* {float(cell['outlier_overlap2']):.2f}" if plane == "outlier" else ""
+            ax.set_title(
+                f"δ={float(cell['delta']):g}, d={int(cell['d'])}: {titles[plane]}\n"
+                f"curvature at θ_R: {curvature:.3g}{extra}",
+                fontsize=8,
+            )
+            ax.set(xlabel="along θ*" if plane == "hard" else r"along $v_{\min}$", ylabel=r"along $\theta_R$")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,127 @@
+"""Every number the manuscript (paper/manuscript.typ) cites, read from the results and formatted
+once, written to ``results/paper/numbers.json``.  The manuscript source holds no result number
+(a test checks it): rebuilding with another config changes the text with the results.
+"""
+
+import math
+
+from featlearn.analysis.conventions import aligned_risk, reported
+
+
+def fmt(x, digits=3):
+    """A number as text: 3 significant digits, "—" for NaN/None."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    return f"{x:.{digits}g}"
+
+
+def pm(value, error):
+    return f"{fmt(value)} ± {fmt(error, 2)}"
+
+
+def sweep_thresholds(rows):
+    """{sweep: [{d, delta50 (text), scale (text), status}]} from thresholds.csv."""
+    out = {}
+    for r in rows:
+        if r.get("kind", "").startswith("delta50"):
+            out.setdefault(r["sweep"], []).append(
+                {
+                    "d": int(r["d"]),
+                    "delta50": pm(r["threshold"], r["threshold_err"]),
+                    "scale": fmt(r["scale"]),
+                    "status": r["status"],
+                }
+            )
+    return out
+
+
+def theory_rows(rows):
+    return {
+        r["model"]: {
+            "activation": r["activation"],
+            "link": r["link"],
+            "delta_nn_long_time": fmt(r["delta_nn_long_time"]),
+            "delta_nn_min": fmt(r["delta_nn_min"]),
+            "delta_nn_argmin_t": fmt(r["delta_nn_argmin_t"]),
+            "delta_alg": fmt(r["delta_alg"]),
+        }
+        for r in rows
+    }
+
+
+def prediction_rows(rows):
+    return [
+        {
+            "model": r["model"],
+            "d": int(r["d"]),
+            "rho_c": fmt(r["rho_c"]),
+            "predicted": fmt(r["delta50_predicted"]),
+            "empirical": pm(r["delta50_empirical"], r["delta50_empirical_err"])
+            if "delta50_empirical" in r and r["delta50_empirical"] != ""
+            else "—",
+            "agrees": str(r.get("agrees", "")),
+        }
+        for r in rows
+        if isinstance(r.get("delta50_empirical"), float)
+    ]
+
+
+def plateau_numbers(activation="gelu"):
+    """The aligned-neuron loss (Fig 2 plateau) under the two targets and three reports."""
+    out = {}
+    for link in ("square", "he2"):
+        _, risk = aligned_risk(activation, link, 1.0, 0.0)
+        out[link] = {
+            report: fmt(reported(risk, report, link)) for report in ("half_mse", "relative", "variance")
+        }
+    return out
+
+
+def performance(benchmarks):
+    """Jobs and CPU seconds of the run from its benchmark rows [(path, seconds, max_rss)]."""
+    seconds = sum(s for _, s, _ in benchmarks)
+    peak = max((m for _, _, m in benchmarks), default=float("nan"))
+    return {"jobs": str(len(benchmarks)), "cpu_minutes": fmt(seconds / 60), "peak_rss_mb": fmt(peak)}
+
+
+def landscape_numbers(cells):
+    """Fig 3: per δ the bottom Hessian eigenvalue at the plateau, its eigenvector's overlap² with θ*,
+    the curvature along θ* alone, and how far unrestricted GD went along θ*."""
+    return [
+        {
+            "delta": fmt(float(c["delta"])),
+            "lambda_min": fmt(float(c["lambda_min"])),
+            "overlap2": fmt(float(c["outlier_overlap2"]), 2),
+            "curvature_hard": fmt(float(c["hard_curvature"])),
+            "final_along_star": fmt(abs(float(c["hard_path_b"][-1])), 2),
+        }
+        for c in sorted(cells, key=lambda c: float(c["delta"]))
+    ]
+
+
+def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
+    """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
+    the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,
+    max RSS)] of the run's jobs; ``paper``: the paper's reported values (``claims.paper``)."""
+    verdicts = [c["verdict"] for c in claims]
+    train, test, rho = grokking["train_loss"], grokking["test_loss"], grokking["rho"]
+    return {
+        "config": config_name,
+        "paper": {k: fmt(v) for k, v in paper.items()},
+        "thresholds": sweep_thresholds(tables["thresholds.csv"]),
+        "delta_alg": {r["link"]: fmt(r["delta_alg"]) for r in tables["delta_alg.csv"]},
+        "theory": theory_rows(tables["theory_thresholds.csv"]),
+        "prediction": prediction_rows(tables["delta50_prediction.csv"]),
+        "plateau": plateau_numbers(),
+        "landscape": landscape_numbers(landscape),
+        "grokking": {
+            "train_final": fmt(float(train[-1])),
+            "test_final": fmt(float(test[-1])),
+            "misalignment_final": fmt(float(1 - rho[-1]), 2),
+            "steps": str(int(grokking["steps"][-1])),
+        },
+        "claims": [{k: (fmt(v) if isinstance(v, float) else str(v)) for k, v in c.items()} for c in claims],
+        "verdict_counts": {v: str(verdicts.count(v)) for v in dict.fromkeys(verdicts)},
+        "claims_total": str(len(claims)),
+        "performance": performance(benchmarks),
+    }

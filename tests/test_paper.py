@@ -1,0 +1,123 @@
+"""The reproduction manuscript: no result number typed into its source, and the claim verdicts
+(each reachable, tolerances from the config)."""
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from featlearn.analysis import claims
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def prose_digits(source):
+    """Digits left in a typst source once comments, layout (``#set``/``#let`` lines, lengths
+    such as 10pt or 1.4fr, ``columns:``, default strings), names with digits (fig1_…), math
+    ($…$), figure references ("Fig 4", "Figs 7 and 8") and the paper's citation (year, arXiv id)
+    are taken out."""
+    text = re.sub(r"//[^\n]*", "", source)
+    text = re.sub(r"(?m)^\s*#(set|let) .*$", "", text)
+    text = re.sub(r"\d+(\.\d+)?(pt|cm|mm|em|fr|%)", "", text)
+    text = re.sub(r"columns: \d+|default: \"\d*\"|\.len\(\) == \d+", "", text)
+    text = re.sub(r"\w*[A-Za-z_]\d\w*|\w*\d[A-Za-z_]\w*", "", text)
+    text = re.sub(r"\$[^$]*\$", "", text)
+    text = re.sub(r"Figs? \d+[ab]?( and \d+[ab]?)?", "", text)
+    text = re.sub(r"arXiv:\d{4}\.\d{5}|\b2026\b", "", text)
+    return re.findall(r"\d+(?:\.\d+)?", text)
+
+
+def test_no_result_number_is_typed_into_the_manuscript():
+    sources = list((ROOT / "paper").glob("*.typ"))
+    assert sources
+    for path in sources:
+        assert prose_digits(path.read_text()) == [], path
+
+
+def test_the_digit_check_catches_a_typed_number():
+    assert prose_digits("GeLU reaches δ ≈ 6.0 at d = 1000") == ["6.0", "1000"]
+    assert prose_digits("see Fig 4 and $y = z^2 - 1$ // 3.6 in a comment") == []
+
+
+def _results(thresholds=(), delta_alg=(), **tables):
+    data = {"thresholds.csv": list(thresholds), "delta_alg.csv": list(delta_alg), **tables}
+    return claims.Results(lambda name: data.get(name, []), None)
+
+
+def _fit(sweep, d, value, error, scale=0.5, link="he2"):
+    return {
+        "sweep": sweep,
+        "d": d,
+        "threshold": value,
+        "threshold_err": error,
+        "scale": scale,
+        "status": "ok",
+        "link": link,
+    }
+
+
+TOL = yaml.safe_load((ROOT / "config.yaml").read_text())["claims"]["tolerance"]
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "verdict"),
+    [
+        (6.1, 0.1, claims.REPRODUCED),
+        (6.5, 0.1, claims.PARTLY),
+        (7.5, 0.1, claims.NOT_REPRODUCED),
+        (7.0, 0.6, claims.REPRODUCED),
+        (math.nan, 0.1, claims.NOT_TESTED),
+    ],
+)
+def test_closeness_reaches_every_verdict(value, error, verdict):
+    assert claims.closeness(value, error, 6.0, 0.3) == verdict
+
+
+def test_every_verdict_is_reachable_for_the_threshold_claim_and_follows_the_tolerance():
+    seen = set()
+    for value in (6.1, 6.5, 8.0):
+        row = claims.claim_threshold(
+            _results([_fit("gelu", 1000, value, 0.05)]), TOL, "gelu", 6.0, "gelu_threshold", "GeLU"
+        )
+        seen.add(row["verdict"])
+    seen.add(claims.claim_threshold(_results([]), TOL, "gelu", 6.0, "gelu_threshold", "GeLU")["verdict"])
+    assert seen == set(claims.VERDICTS)
+    results = _results([_fit("gelu", 1000, 6.5, 0.05)])
+    loose = {**TOL, "gelu_threshold": 0.6}
+    assert (
+        claims.claim_threshold(results, TOL, "gelu", 6.0, "gelu_threshold", "GeLU")["verdict"]
+        == claims.PARTLY
+    )
+    assert (
+        claims.claim_threshold(results, loose, "gelu", 6.0, "gelu_threshold", "GeLU")["verdict"]
+        == claims.REPRODUCED
+    )
+
+
+def test_sharpening_and_width_claims_use_common_d():
+    fits = [
+        _fit("gelu", 250, 6.0, 0.1, scale=0.8),
+        _fit("gelu", 1000, 6.5, 0.1, scale=0.2),
+        _fit("gelu_m4", 250, 3.0, 0.1),
+    ]
+    row = claims.claim_sharpening(_results(fits), TOL, ["gelu"])
+    assert row["verdict"] == claims.REPRODUCED  # 0.2/0.8 ≤ 0.8
+    width = claims.claim_width(_results(fits), TOL, [("gelu", "gelu_m4")])
+    assert width["verdict"] == claims.REPRODUCED and "(d = 250)" in width["measured"]
+    assert claims.claim_width(_results(fits[:2]), TOL, [("gelu", "gelu_m4")])["verdict"] == claims.NOT_TESTED
+
+
+def test_all_or_some():
+    assert claims.all_or_some([True, True]) == claims.REPRODUCED
+    assert claims.all_or_some([True, False]) == claims.PARTLY
+    assert claims.all_or_some([False, False]) == claims.NOT_REPRODUCED
+    assert claims.all_or_some([None, None]) == claims.NOT_TESTED
+    assert claims.all_or_some([True, None]) == claims.PARTLY  # a part not tested is not a pass
+
+
+def test_every_tolerance_in_the_config_is_used_by_a_claim():
+    source = (ROOT / "src" / "featlearn" / "analysis" / "claims.py").read_text()
+    for key in TOL:
+        assert f'"{key}"' in source, key

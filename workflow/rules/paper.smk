@@ -1,0 +1,69 @@
+# Stage 5: the reproduction manuscript (paper/manuscript.typ): the claims table with computed
+# verdicts, the numbers the text cites (results/paper/numbers.json), and the PDF (typst, from pip).
+
+
+localrules:
+    claims_table,
+    manuscript,
+
+
+rule claims_table:
+    message:
+        "The paper's claims against the results: verdicts"
+    input:
+        unpack(claims_inputs),
+        code=code("claims_table.py"),
+    output:
+        table_output(f"{RESULTS}/tables/claims.csv"),
+    log:
+        f"{RESULTS}/logs/paper/claims.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/paper/claims.tsv"
+    params:
+        report_caption=report_caption,
+        tolerance=canonical(config["claims"]["tolerance"]),
+        paper=canonical(config["claims"]["paper"]),
+        roles=lambda w: claim_roles(),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/claims_table.py"
+
+
+rule manuscript:
+    message:
+        "Building the reproduction manuscript (typst)"
+    input:
+        unpack(claims_inputs),
+        code=code("build_manuscript.py"),
+        source="paper/manuscript.typ",
+        claims=f"{RESULTS}/tables/claims.csv",
+        prediction=f"{RESULTS}/tables/delta50_prediction.csv",
+        landscape=landscape_cells(),
+        figures=[figure_files(f.stem)[0] for f in FIGURES],
+    output:
+        numbers=f"{RESULTS}/paper/numbers.json",
+        pdf=report(f"{RESULTS}/paper/manuscript.pdf", caption=REPORT_CAPTION, category="Manuscript"),
+        page=f"{RESULTS}/paper/manuscript_page1.png",
+    log:
+        f"{RESULTS}/logs/paper/manuscript.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/paper/manuscript.tsv"
+    params:
+        report_caption="The reproduction manuscript: claim by claim, what the paper reports, what this run measured, and the verdict.",
+        paper=canonical(config["claims"]["paper"]),
+        config_name=lambda w: " + ".join(os.path.basename(str(f)) for f in workflow.overwrite_configfiles) or "config.yaml",
+        figures=lambda w: {f.stem: figure_files(f.stem)[0] for f in FIGURES},
+        benchmarks=lambda w, output: os.path.join(os.path.dirname(os.path.dirname(output.numbers)), "benchmarks"),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/build_manuscript.py"

@@ -1,0 +1,35 @@
+import json
+from pathlib import Path
+
+import typst
+
+from featlearn.analysis.manuscript_numbers import numbers
+from featlearn.io.job import logger
+from featlearn.io.results import load_npz, read_csv
+
+sm = snakemake  # noqa: F821
+log = logger(sm.log[0])
+tables = {Path(p).name: read_csv(p) for p in [*sm.input.tables, sm.input.prediction]}
+claims = read_csv(sm.input.claims)
+landscape = [load_npz(p)[0] for p in sm.input.landscape]
+benchmarks = [
+    (p, *(float(v) for v in p.read_text().splitlines()[1].split("\t")[:3:2]))
+    for p in Path(sm.params.benchmarks).rglob("*.tsv")
+    if p.name != "manuscript.tsv"
+]
+out = numbers(
+    tables,
+    claims,
+    load_npz(sm.input.grokking)[0],
+    landscape,
+    benchmarks,
+    sm.params.config_name,
+    sm.params.paper,
+)
+out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}
+Path(sm.output.numbers).write_text(json.dumps(out, indent=1, ensure_ascii=False))
+inputs = {"numbers": "/" + sm.output.numbers}
+typst.compile(sm.input.source, output=sm.output.pdf, root=".", sys_inputs=inputs)
+log(f"{sm.output.pdf}: {Path(sm.output.pdf).stat().st_size} bytes")
+pages = typst.compile(sm.input.source, format="png", ppi=110, root=".", sys_inputs=inputs)
+Path(sm.output.page).write_bytes(pages[0] if isinstance(pages, list) else pages)

@@ -1,0 +1,21 @@
+from pathlib import Path
+
+from featlearn.analysis.claims import Results, claim_rows
+from featlearn.io.job import logger
+from featlearn.io.results import load_npz, read_csv, write_csv
+
+sm = snakemake  # noqa: F821
+log = logger(sm.log[0])
+tables = {Path(p).name: p for p in sm.input.tables}
+
+
+def read(name):
+    return read_csv(tables[name]) if name in tables else []
+
+
+rows = claim_rows(
+    Results(read, load_npz(sm.input.grokking)[0]), sm.params.tolerance, sm.params.roles, sm.params.paper
+)
+write_csv(sm.output[0], rows)
+for row in rows:
+    log(f"claim {row['claim']}: {row['verdict']} | {row['paper']} | {row['measured']}")
