@@ -66,8 +66,14 @@ def scan(settings, d, coarse, factors, rule, log=print):
 
 def plateau_run(settings, d, delta, trial=0):
     """One never-frozen GD run at (d, δ): the population risk ½E(y − f)² at its end (exact, without
-    the run's loss scale), its final ρ and its final train loss (in the run's normalisation)."""
+    the run's loss scale; NaN if the run diverged), its final ρ and its final train loss (in the
+    run's normalisation)."""
     data, net = gd_trials.trial_setup(settings, d, delta, trial)
     traj = gd.run(data, net, gd_trials.schedule(settings, data, net, freeze=False))
-    risk = traj.final_test_loss / gd_trials.loss_scale(settings, data["y"])
-    return {"population_risk": risk, "final_rho": traj.final_rho, "final_train_loss": traj.final_train_loss}
+    risk = np.nan if traj.diverged else traj.final_test_loss / gd_trials.loss_scale(settings, data["y"])
+    return {
+        "population_risk": risk,
+        "final_rho": traj.final_rho,
+        "final_train_loss": traj.final_train_loss,
+        "diverged": traj.diverged,
+    }
