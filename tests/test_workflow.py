@@ -202,7 +202,7 @@ def test_tiny_end_to_end(tiny_run):
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
-def test_tiny_builds_the_manuscript_and_the_report(tiny_run):
+def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     from featlearn.analysis.claims import VERDICTS
 
     paper = tiny_run / "results" / "paper"
@@ -210,10 +210,10 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run):
     assert (paper / "manuscript_page1.png").read_bytes()[:4] == b"\x89PNG"
     claims = (tiny_run / "results" / "tables" / "claims.csv").read_text().splitlines()
     assert len(claims) > 10 and all(any(v in row for v in VERDICTS) for row in claims[1:])
-    snakemake(tiny_run, "--report", "results/report.zip")
+    snakemake(tiny_run, "--report", str(tmp_path / "report.zip"))  # outside results/: the fixture is shared
     import zipfile
 
-    names = zipfile.ZipFile(tiny_run / "results" / "report.zip").namelist()
+    names = zipfile.ZipFile(tmp_path / "report.zip").namelist()
     assert any(n.endswith("report.html") for n in names)
     assert any(n.endswith("fig4_phase_gelu.png") for n in names) and any(
         n.endswith("claims.csv") for n in names
@@ -262,6 +262,9 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
         "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
         "theory_figure": 1,  # fig10b_delta_nn draws them
+        "escape_prediction_table": 1,  # the gelu sweep is a predicted sweep
+        "claims_table": 1,  # the Fig 4 sweep's δ₅₀ is a claim
+        "manuscript": 1,
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout
