@@ -126,3 +126,7 @@ def test_scoring_ranks_by_distance_and_needs_resolved_agreement():
     assert by["near"]["fits_all_three"] and not by["far"]["fits_all_three"]
     assert not by["noisy"]["gelu_agrees"] and not by["noisy"]["fits_all_three"]
     assert by["far"]["distance"] > by["near"]["distance"]
+    # a failed fit does not buy a better rank
+    fits[("near", "gelu")] = (500, float("nan"), float("nan"), "all successes")
+    rows = score.score_rows(keys, fits, plateaus, paper, tol)
+    assert rows[-1]["convention"] == "near" and rows[-1]["measured_numbers"] == 2

@@ -99,7 +99,8 @@ def scan_rows(scans, keys):
 
 
 def score_rows(conventions, fits, plateaus, paper, tolerance):
-    """One row per convention, ranked by ``distance``: its δ₅₀ per activation (largest d) with
+    """One row per convention, ranked by how many of the three numbers it has (a failed fit has
+    none) and then by ``distance``: its δ₅₀ per activation (largest d) with
     errors, the plateau (quadrature and measured), each number's agreement with the paper and
     whether all three agree.  ``fits[(convention, activation)]`` = (d, δ₅₀, error, status);
     ``plateaus[convention]`` = dict with "quadrature", "measured"; ``conventions`` = name → dict of
@@ -128,9 +129,11 @@ def score_rows(conventions, fits, plateaus, paper, tolerance):
         )
         ok.append(row["plateau_agrees"])
         row["distance"] = distance(values, paper)
+        row["measured_numbers"] = sum(math.isfinite(v) for v in values.values())
         row["fits_all_three"] = all(ok)
         rows.append(row)
-    rows.sort(key=lambda r: (not math.isfinite(r["distance"]), r["distance"]))
+    # a convention with a number missing (a fit that failed) ranks after those with all three
+    rows.sort(key=lambda r: (-r["measured_numbers"], not math.isfinite(r["distance"]), r["distance"]))
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     return rows
