@@ -76,8 +76,7 @@ def compute_jobs(config):
             jobs.append(Job("hessian_cell", activation, s.d, delta, bench, threads, mb, seconds))
     s = settings.plateau_settings(config, config["landscape"]["activation"])
     for delta in config["landscape"]["delta"]:
-        # restricted GD to the plateau, unrestricted GD over the budget, one Lanczos: ~2 budgets of passes
-        seconds = resources.restricted_seconds(s.d, delta, 2 * s.steps, 1, 1, s.m)
+        seconds = resources.landscape_seconds(s.d, delta, s.steps, s.m)
         mb = resources.restricted_mem_mb(s.d, delta, s.m)
         bench = f"landscape/{s.activation}/delta{delta:g}.tsv"
         jobs.append(Job("landscape_cell", s.activation, s.d, delta, bench, threads, mb, seconds))
@@ -130,11 +129,7 @@ def compute_jobs(config):
     for name in conventions["grid"] if conventions else ():
         for activation in conventions["activations"]:
             s = settings.convention_settings(config, name, activation)
-            coarse = conventions["coarse"][activation]
-            cells, largest = (
-                len(coarse) + len(conventions["refine"]),
-                max(coarse) * max(1.0, *conventions["refine"]),
-            )
+            cells, largest = resources.scan_extent(conventions["coarse"][activation], conventions["refine"])
             for d in conventions["d"]:
                 mb = resources.gd_cell_mem_mb(d, largest, s.n_test, s.dtype)
                 seconds = cells * resources.gd_cell_seconds(d, largest, s.dtype, s.steps, s.trials, s.m)

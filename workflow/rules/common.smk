@@ -246,8 +246,7 @@ def convention_scan_cells(w):
     whose largest is at most the coarse grid's end times the largest factor."""
     s = typed.convention_settings(config, w.convention, w.activation)
     spec = config["conventions"]
-    coarse = spec["coarse"][w.activation]
-    return s, len(coarse) + len(spec["refine"]), max(coarse) * max(1.0, *spec["refine"])
+    return s, *estimate.scan_extent(spec["coarse"][w.activation], spec["refine"])
 
 
 def convention_scan_mem_mb(w):
@@ -329,9 +328,8 @@ def plateau_mem_mb(w):
 
 
 def landscape_runtime(w):
-    """Restricted GD to the plateau plus unrestricted GD over the budget and one Lanczos."""
     s = typed.plateau_settings(config, w.activation)
-    return estimate.restricted_runtime(s.d, float(w.delta), 2 * s.steps, 1, 1, s.m)
+    return estimate.minutes(estimate.landscape_seconds(s.d, float(w.delta), s.steps, s.m))
 
 
 def plateau_runtime(w):

@@ -132,6 +132,18 @@ def prediction_seconds(n_paths, horizon, samples, n_d, n_rho):
     return JOB_START + dmft_seconds(n_paths, horizon, 1) + 10 * samples * (horizon + 1) * n_d * n_rho * 1e-9
 
 
+def scan_extent(coarse, refine):
+    """(cells, largest δ) of an auto-refined scan (``gd.conventions.scan``): the coarse grid plus
+    one cell per refinement factor, the largest at most the grid's end times the largest factor."""
+    return len(coarse) + len(refine), max(coarse) * max(1.0, *refine)
+
+
+def landscape_seconds(d, delta, steps, m=1):
+    """A Fig 3 cell: restricted GD to the plateau and unrestricted GD over the budget (two budgets
+    of passes over X) and one Lanczos."""
+    return restricted_seconds(d, delta, 2 * steps, 1, 1, m)
+
+
 def minutes(seconds):
     """A requested runtime in minutes from an estimate in seconds (``SAFETY_TIME``, ``MIN_RUNTIME``)."""
     return _minutes(seconds)
