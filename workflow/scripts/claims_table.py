@@ -1,3 +1,4 @@
+from functools import cache
 from pathlib import Path
 
 from featlearn.analysis.claims import Results, claim_rows
@@ -9,6 +10,7 @@ log = logger(sm.log[0])
 tables = {Path(p).name: p for p in sm.input.tables}
 
 
+@cache  # every claim reads thresholds.csv: once is enough
 def read(name):
     return read_csv(tables[name]) if name in tables else []
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from featlearn.analysis.thresholds import FITTED
+
 REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED = (
     "reproduced",
     "partly",
@@ -52,11 +54,7 @@ class Results:
 
 def _fit(results, sweep, d=None):
     """(d, δ₅₀, σ, scale) of a sweep's fit at d (default: its largest d with a fit)."""
-    rows = [
-        r
-        for r in results.read("thresholds.csv")
-        if r.get("sweep") == sweep and r["status"] in ("ok", "firth")
-    ]
+    rows = [r for r in results.read("thresholds.csv") if r.get("sweep") == sweep and r["status"] in FITTED]
     if d is not None:
         rows = [r for r in rows if int(r["d"]) == d]
     if not rows:
@@ -109,11 +107,7 @@ def claim_sharpening(results, tol, sweeps):
     parts, text = [], []
     for sweep in sweeps:
         rows = sorted(
-            (
-                r
-                for r in results.read("thresholds.csv")
-                if r.get("sweep") == sweep and r["status"] in ("ok", "firth")
-            ),
+            (r for r in results.read("thresholds.csv") if r.get("sweep") == sweep and r["status"] in FITTED),
             key=lambda r: r["d"],
         )
         if len(rows) < 2:

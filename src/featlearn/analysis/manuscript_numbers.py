@@ -5,7 +5,7 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 
 import math
 
-from featlearn.analysis.conventions import aligned_risk, reported
+from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 
 
 def fmt(x, digits=3):
@@ -50,16 +50,15 @@ def theory_rows(rows):
 
 
 def prediction_rows(rows):
+    """The rows of delta50_prediction.csv at a d the sweep measured (those with an empirical δ₅₀)."""
     return [
         {
             "model": r["model"],
             "d": int(r["d"]),
             "rho_c": fmt(r["rho_c"]),
             "predicted": fmt(r["delta50_predicted"]),
-            "empirical": pm(r["delta50_empirical"], r["delta50_empirical_err"])
-            if "delta50_empirical" in r and r["delta50_empirical"] != ""
-            else "—",
-            "agrees": str(r.get("agrees", "")),
+            "empirical": pm(r["delta50_empirical"], r["delta50_empirical_err"]),
+            "agrees": str(r["agrees"]),
         }
         for r in rows
         if isinstance(r.get("delta50_empirical"), float)
@@ -71,9 +70,7 @@ def plateau_numbers(activation="gelu"):
     out = {}
     for link in ("square", "he2"):
         _, risk = aligned_risk(activation, link, 1.0, 0.0)
-        out[link] = {
-            report: fmt(reported(risk, report, link)) for report in ("half_mse", "relative", "variance")
-        }
+        out[link] = {report: fmt(reported(risk, report, link)) for report in REPORTS}
     return out
 
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from featlearn.analysis.thresholds import first_crossing
+from featlearn.analysis.thresholds import FITTED, first_crossing
 
 
 def _cell_at(rows, d, delta):
@@ -67,7 +67,7 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
     deltas = [float(c["delta"]) for c in cells]
     rows = []
     for i, d in enumerate(cells[0]["d"]):
-        fit = next((f for f in fits if int(f["d"]) == int(d) and f["status"] in ("ok", "firth")), None)
+        fit = next((f for f in fits if int(f["d"]) == int(d) and f["status"] in FITTED), None)
         for j, rho_c in enumerate(cells[0]["rho_c"]):
             predicted, status = _crossing(deltas, [c["p_success"][i, j] for c in cells])
             half, _ = _crossing(deltas, [c["p_success_half_horizon"][i, j] for c in cells])

@@ -102,6 +102,10 @@ def fit_logistic(delta, successes, trials):
     )
 
 
+FITTED = ("ok", "firth")
+"""Statuses of a fit that has a δ₅₀ (maximum likelihood, or Firth's penalised likelihood)."""
+
+
 def logistic(delta, delta50, scale):
     """p(δ) = 1/(1 + exp(−(δ − δ₅₀)/s))."""
     return 1.0 / (1.0 + np.exp(-(np.asarray(delta) - delta50) / scale))

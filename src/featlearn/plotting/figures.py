@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
 from featlearn.analysis.criteria import ALIGNED_OVERLAP2, negative_aligned  # noqa: E402
-from featlearn.analysis.thresholds import logistic  # noqa: E402
+from featlearn.analysis.thresholds import FITTED, logistic  # noqa: E402
 
 
 def shades(n, cmap="Blues"):
@@ -55,7 +55,7 @@ def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
             delta, k / n, binomial_error(k, n), fmt="o", color=shade, ms=4, capsize=2, label=f"{label}d={d}"
         )
         fit = next((f for f in fits if int(f["d"]) == d), None)
-        if fit is not None and fit["status"] in ("ok", "firth"):
+        if fit is not None and fit["status"] in FITTED:
             grid = np.linspace(delta.min(), delta.max(), 200)
             ax.plot(grid, logistic(grid, fit["delta50"], fit["scale"]), color=shade, lw=1.2)
     ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
@@ -86,7 +86,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
         (spectral_init, "Oranges", "spectral, "),
     ):
         success_panel(ax_p, cells, fits, cmap, label)
-        good = [f for f in fits if f["status"] in ("ok", "firth")]
+        good = [f for f in fits if f["status"] in FITTED]
         if good:
             top = max(good, key=lambda f: f["d"])
             colour = plt.get_cmap(cmap)(0.9)
@@ -291,7 +291,7 @@ def width_figure(groups):
                 ax_p, largest, [f for f in fits if int(f["d"]) == d], label=f"m={m}, ", colour=colour
             )
             fit = next((f for f in fits if int(f["d"]) == d), None)
-            if fit is not None and fit["status"] in ("ok", "firth"):
+            if fit is not None and fit["status"] in FITTED:
                 widths.append(m)
                 d50.append(fit["delta50"])
                 err.append(fit["delta50_err"])

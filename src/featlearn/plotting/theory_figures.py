@@ -11,6 +11,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from featlearn.analysis.theory_tables import delta_nn_curve, long_time_threshold  # noqa: E402
+from featlearn.analysis.thresholds import FITTED  # noqa: E402
+from featlearn.plotting.figures import binomial_error, shades  # noqa: E402
 
 TAIL_NOTE = (
     "Bulk edge of the N-path DMFT law = that of a system with n = N samples (extreme-value tail "
@@ -174,8 +176,6 @@ def prediction_figure(panels):
     binomial errors) and the predicted P(success) of the linear process (lines: the larger ρ_c
     solid, the smaller dashed).  Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per ρ_c,
     with δ_NN(∞) of the static fixed point as the d → ∞ reference."""
-    from featlearn.plotting.figures import binomial_error, shades
-
     fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels), 6.6), squeeze=False)
     for col, (model, settings, rows, delta50, sweep_rows, fits) in enumerate(panels):
         ax_p, ax_d = axes[0, col], axes[1, col]
@@ -217,7 +217,7 @@ def prediction_figure(panels):
                 color="C1",
                 label=f"predicted, $\\rho_c$={rho_c:g}",
             )
-        ok = [f for f in fits if f["status"] in ("ok", "firth")]
+        ok = [f for f in fits if f["status"] in FITTED]
         ax_d.errorbar(
             [f["d"] for f in ok],
             [f["delta50"] for f in ok],
