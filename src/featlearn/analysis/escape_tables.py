@@ -60,12 +60,14 @@ def linear_stage_rows(model, cell, steps):
 
 
 def signal_rows(model, cell, steps):
-    """Rows per (m₀, t): the teacher overlap m^t and ρ^t of the DMFT with signal against the
-    planted unrestricted runs (mean and s.d. over seeds), and |Δρ|."""
+    """Rows per (m₀, t): the teacher overlap m^t and ρ^t of the DMFT with signal (d = ∞) and its
+    finite-d mean and s.d. of ρ^t (``escape.finite_d_overlap``) against the planted unrestricted
+    runs (mean and s.d. over seeds), and |Δρ| for both."""
     rows = []
     for i, m0 in enumerate(cell["m0"]):
         rho_theory = np.abs(cell["theory_m"][i]) / np.sqrt(cell["theory_norm2"][i])
         rho_sim = np.abs(cell["sim_m"][i]) / cell["sim_norm"][i]
+        rho_finite_d = cell["theory_rho_finite_d"][i]
         for t in steps:
             if t > cell["steps"][-1]:
                 continue
@@ -84,6 +86,9 @@ def signal_rows(model, cell, steps):
                     "rho_simulated": float(rho_sim[:, t].mean()),
                     "rho_simulated_sd": float(rho_sim[:, t].std(ddof=1)),
                     "rho_abs_diff": float(abs(rho_theory[t] - rho_sim[:, t].mean())),
+                    "rho_finite_d": float(rho_finite_d[t]),
+                    "rho_finite_d_sd": float(cell["theory_rho_finite_d_sd"][i, t]),
+                    "rho_finite_d_abs_diff": float(abs(rho_finite_d[t] - rho_sim[:, t].mean())),
                 }
             )
     return rows

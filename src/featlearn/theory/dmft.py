@@ -66,6 +66,7 @@ class DMFTResult:
     y: np.ndarray  # y of each path, shape (N,)
     w: np.ndarray  # w^t of each path, shape (T + 1, N)
     m: np.ndarray  # teacher overlap m^t (zero for restricted GD)
+    gr: np.ndarray  # E[g r^t]: the overlap's drift, m^{t+1} = m^t − η E[g r^t]
 
     @property
     def rho(self):
@@ -214,7 +215,7 @@ def solve(
     w_paths = np.zeros((paths, big_t))
     push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
     jac = np.zeros((paths, _tri(big_t)))
-    norm2, loss, h11, yw, overlap = (np.zeros(big_t) for _ in range(5))
+    norm2, loss, h11, yw, overlap, gr = (np.zeros(big_t) for _ in range(6))
     r_theta[0, 0] = 1.0
     m = 0.0
     for t in range(big_t):
@@ -225,7 +226,7 @@ def solve(
         overlap[t] = m
         norm2[t] = m**2 + r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
         ell, r, w = loss_derivatives(activation, a, b, y, z)
-        loss[t], h11[t], yw[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w)
+        loss[t], h11[t], yw[t], gr[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w), np.mean(g * r)
         r_paths[t], w_paths[:, t] = r, w
         coef = -(lr / delta) * rt
         r_r[t, : t + 1], r_g[t, : t + 1] = response_step(t, jac, w_paths, coef, g2)
@@ -238,7 +239,7 @@ def solve(
         r_theta[t + 1, : t + 1] = r_theta[t, : t + 1] - lr * (r_r[t, : t + 1] @ r_theta[: t + 1, : t + 1])
         r_theta[t + 1, t + 1] = 1.0
         if m != 0.0:
-            m -= lr * float(np.mean(g * r))
+            m -= lr * float(gr[t])
     return DMFTResult(
         delta=float(delta),
         lr=float(lr),
@@ -255,6 +256,7 @@ def solve(
         y=y,
         w=np.ascontiguousarray(w_paths.T),
         m=overlap,
+        gr=gr,
     )
 
 

@@ -13,9 +13,18 @@ E[g² r^t r^s], R_g(t, s) = E[g² w^t J^t_s] (so R_g(t, t) = H₁₁(t)).  Its s
                      + (η²/δ) Σ_{s<t} Σ_{s′<t′} R_u(t, s+1) R_u(t′, s′+1) C_g(s, s′)              (V)
 
 At dimension d the overlap is ρ^t ≈ |u^t| / (√d ‖θ^t‖) with ‖θ^t‖² = C_θ(t, t), while it is small.
+
+ξ^t is the finite-n fluctuation of the hard gradient (1/n) Σ_i g_i r_i^t about its mean E[g r^t], so
+its kernel is the centred C_g(t, s) − E[g r^t] E[g r^s] (the mean vanishes at m = 0, exactly with
+twin paths).  Around the DMFT *with signal* (``dmft.solve(m0=…)``, overlap m^t of order one) the
+same linearisation gives the finite-d fluctuation of the overlap, θ₁^t = m^t + ε^t/√d: ε obeys (U)
+with that solution's kernels (∂E[g r^t]/∂m^s = E[g² w^t J^t_s] = R_g(t, s)) and ε⁰ = 0 for a planted
+start.  Neglected there: the O(1/√d) fluctuation of the bulk kernels themselves, which couples to m
+at order m (it vanishes by symmetry at m = 0).                                                     (S)
 """
 
 import numpy as np
+from scipy import special
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
@@ -36,13 +45,31 @@ def propagator(r_g, lr):
     return r_u[:size, :size]
 
 
+def noise_kernel(result):
+    """Cov(g r^t, g r^s) = C_g(t, s) − E[g r^t] E[g r^s]: the kernel of the forcing ξ in (U)."""
+    return result.c_g - np.outer(result.gr, result.gr)
+
+
 def covariance(result, r0):
     """Cov(u^t, u^t′) for 0 ≤ t, t′ ≤ T by (V), from a DMFT result with its C_g and R_g."""
     r_u = propagator(result.r_g, result.lr)
     size = r_u.shape[0]
     kick = r_u[:, 1:size]  # kick[t, s] = R_u(t, s+1), zero for s ≥ t
-    noise = kick @ result.c_g[: size - 1, : size - 1] @ kick.T
+    noise = kick @ noise_kernel(result)[: size - 1, : size - 1] @ kick.T
     return r0**2 * np.outer(r_u[:, 0], r_u[:, 0]) + result.lr**2 / result.delta * noise
+
+
+def finite_d_overlap(result, d):
+    """Mean and s.d. of ρ^t at dimension d about a DMFT-with-signal solution by (S): θ₁^t ~
+    N(m^t, V(t)/d) with V the variance (V) of ε (ε⁰ = 0), and ρ^t = |θ₁^t| / ‖θ^t‖ with the norm at
+    its DMFT value; E|X| = σ√(2/π) e^{−μ²/2σ²} + μ(1 − 2Φ(−μ/σ)) for X ~ N(μ, σ²)."""
+    mu = np.abs(result.m)
+    sd = np.sqrt(np.clip(np.diag(covariance(result, 0.0)), 0.0, None) / d)
+    ratio = np.divide(mu, sd, out=np.full_like(mu, np.inf), where=sd > 0)  # μ/σ (∞ where σ = 0)
+    mean_abs = sd * np.sqrt(2 / np.pi) * np.exp(-0.5 * ratio**2) + mu * special.erf(ratio / np.sqrt(2))
+    sd_abs = np.sqrt(np.clip(mu**2 + sd**2 - mean_abs**2, 0.0, None))
+    norm = np.sqrt(result.norm2)
+    return mean_abs / norm, sd_abs / norm
 
 
 def median_overlap(cov, norm2, d):
@@ -79,16 +106,20 @@ def planted_run(settings, delta, seed, m0):
 
 
 def signal_cell(settings, delta, m0s, log=print):
-    """The DMFT with signal from each planted overlap m₀ against ``settings.trials`` planted
-    unrestricted runs at dimension ``settings.d``: arrays indexed [m₀, (seed,) t]."""
+    """The DMFT with signal (twin paths) from each planted overlap m₀, with its finite-d overlap
+    (S), against ``settings.trials`` planted unrestricted runs at dimension ``settings.d``: arrays
+    indexed [m₀, (seed,) t]."""
     s = settings
     out = {"d": s.d, "delta": delta, "m0": np.asarray(m0s, float), "steps": np.arange(s.steps + 1)}
-    theory_m, theory_norm2, sim_m, sim_norm = [], [], [], []
+    theory_m, theory_norm2, theory_rho, theory_rho_sd, sim_m, sim_norm = [], [], [], [], [], []
     for m0 in m0s:
         identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(m0))
-        res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=m0)
+        res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=m0, twins=True)
         theory_m.append(res.m)
         theory_norm2.append(res.norm2)
+        mean, sd = finite_d_overlap(res, s.d)
+        theory_rho.append(mean)
+        theory_rho_sd.append(sd)
         runs = np.array([planted_run(s, delta, seed, m0) for seed in range(s.trials)])
         sim_m.append(runs[:, 0])
         sim_norm.append(runs[:, 1])
@@ -97,6 +128,8 @@ def signal_cell(settings, delta, m0s, log=print):
         **out,
         "theory_m": np.array(theory_m),
         "theory_norm2": np.array(theory_norm2),
+        "theory_rho_finite_d": np.array(theory_rho),
+        "theory_rho_finite_d_sd": np.array(theory_rho_sd),
         "sim_m": np.array(sim_m),
         "sim_norm": np.array(sim_norm),
     }
