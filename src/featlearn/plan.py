@@ -125,6 +125,14 @@ def compute_jobs(config):
         for delta in spec["delta"]:
             bench = f"escape/prediction_{model}_delta{delta:g}.tsv"
             jobs.append(Job("escape_prediction_cell", model, None, delta, bench, threads, mb, seconds))
+    two_stage = escape.get("two_stage")
+    for model, spec in two_stage["models"].items() if two_stage else ():
+        s = settings.two_stage_settings(config, model)
+        mb = resources.dmft_mem_mb(s.n_paths, s.horizon)
+        seconds = resources.two_stage_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0))
+        for delta in spec["delta"]:
+            bench = f"escape/two_stage_{model}_delta{delta:g}.tsv"
+            jobs.append(Job("escape_two_stage_cell", model, None, delta, bench, threads, mb, seconds))
     conventions = config.get("conventions")
     for name in conventions["grid"] if conventions else ():
         for activation in conventions["activations"]:

@@ -198,19 +198,23 @@ def escape_runtime(w, kind):
     return estimate.minutes(estimate.escape_seconds(s.d, float(w.delta), s.steps, s.trials, runs, solves, s.n_paths))
 
 
-def prediction_cells(model):
-    deltas = config["escape"]["prediction"]["models"][model]["delta"]
-    return [f"{RESULTS}/escape/prediction/{model}/delta{fmt(dl)}.npz" for dl in deltas]
+def prediction_cells(model, kind="prediction"):
+    deltas = config["escape"][kind]["models"][model]["delta"]
+    return [f"{RESULTS}/escape/{kind}/{model}/delta{fmt(dl)}.npz" for dl in deltas]
 
 
-def prediction_table_inputs(w):
-    """Per predicted model: its prediction cells, its sweep's cell table and threshold fits."""
-    out = {}
-    for model, spec in config["escape"]["prediction"]["models"].items():
-        out[f"cells_{model}"] = prediction_cells(model)
-        out[f"sweep_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_cells.csv"
-        out[f"fits_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_thresholds.csv"
-    return out
+def prediction_table_inputs(kind):
+    """Input function: per model of ``escape.<kind>``, its cells, its sweep's cell table and fits."""
+
+    def inputs(w):
+        out = {}
+        for model, spec in config["escape"][kind]["models"].items():
+            out[f"cells_{model}"] = prediction_cells(model, kind)
+            out[f"sweep_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_cells.csv"
+            out[f"fits_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_thresholds.csv"
+        return out
+
+    return inputs
 
 
 def prediction_mem_mb(w):
@@ -221,6 +225,16 @@ def prediction_mem_mb(w):
 def prediction_runtime(w):
     s = typed.prediction_settings(config, w.model)
     return estimate.minutes(estimate.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c)))
+
+
+def two_stage_mem_mb(w):
+    s = typed.two_stage_settings(config, w.model)
+    return estimate.dmft_mem_mb(s.n_paths, s.horizon)
+
+
+def two_stage_runtime(w):
+    s = typed.two_stage_settings(config, w.model)
+    return estimate.minutes(estimate.two_stage_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0)))
 
 
 def convention_scans():
@@ -314,6 +328,8 @@ def all_targets():
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
     targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
     targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
+    if config["escape"].get("two_stage"):
+        targets.append(f"{RESULTS}/tables/delta50_two_stage.csv")
     if config.get("conventions"):
         targets.append(f"{RESULTS}/tables/conventions.csv")
     targets += [f"{RESULTS}/tables/claims.csv", f"{RESULTS}/paper/manuscript.pdf"]

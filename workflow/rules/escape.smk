@@ -143,7 +143,7 @@ rule escape_prediction_table:
     message:
         "Predicted vs measured success and delta50(d): tables and figure"
     input:
-        unpack(prediction_table_inputs),
+        unpack(prediction_table_inputs("prediction")),
         code=code("escape_prediction_table.py"),
         theory=f"{RESULTS}/tables/theory_thresholds.csv",
     output:
@@ -167,3 +167,61 @@ rule escape_prediction_table:
         ENV
     script:
         "../scripts/escape_prediction_table.py"
+
+
+rule escape_two_stage_cell:
+    message:
+        "Two-stage prediction (linear process, then the kicked DMFT with signal): model {wildcards.model}, delta={wildcards.delta}"
+    input:
+        code=code("escape_two_stage_cell.py"),
+        cache=kernel_cache("escape_two_stage_cell"),
+    output:
+        f"{RESULTS}/escape/two_stage/{{model}}/delta{{delta}}.npz",
+    log:
+        f"{RESULTS}/logs/escape/two_stage_{{model}}_delta{{delta}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/two_stage_{{model}}_delta{{delta}}.tsv"
+    wildcard_constraints:
+        delta=r"[0-9.]+",
+    params:
+        settings=lambda w: typed.two_stage_settings(config, w.model).asdict(),
+        cache_dir=lambda w, input: os.path.dirname(input.cache),
+    threads: config["threads"]
+    resources:
+        mem_mb=lambda w: two_stage_mem_mb(w),
+        runtime=lambda w: two_stage_runtime(w),
+    conda:
+        ENV
+    script:
+        "../scripts/escape_two_stage_cell.py"
+
+
+rule escape_two_stage_table:
+    message:
+        "Two-stage prediction vs measured success and delta50(d): tables and figure"
+    input:
+        unpack(prediction_table_inputs("two_stage")),
+        code=code("escape_two_stage_table.py"),
+        theory=f"{RESULTS}/tables/theory_thresholds.csv",
+    output:
+        table=table_output(f"{RESULTS}/tables/escape_two_stage.csv"),
+        delta50=table_output(f"{RESULTS}/tables/delta50_two_stage.csv"),
+        scans=table_output(f"{RESULTS}/tables/escape_two_stage_scans.csv"),
+        figure=figure_outputs("extra_escape_two_stage"),
+    log:
+        f"{RESULTS}/logs/escape/two_stage_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/escape/two_stage_table.tsv"
+    params:
+        report_caption=report_caption,
+        models=lambda w: canonical(config["escape"]["two_stage"]["models"]),
+        settings=lambda w: {m: typed.two_stage_settings(config, m).asdict() for m in config["escape"]["two_stage"]["models"]},
+        tolerance=config["escape"]["prediction"]["tolerance"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/escape_two_stage_table.py"

@@ -1,5 +1,7 @@
-"""Predicted against measured success (``theory.prediction``): rows per (model, d, δ, ρ_c) and
-the predicted δ₅₀(d) beside the sweeps' fitted δ₅₀ with its verdict."""
+"""Predicted against measured success (``theory.prediction``, ``theory.two_stage``): rows per
+(model, d, δ, level) and the predicted δ₅₀(d) beside the sweeps' fitted δ₅₀ with its verdict.  The
+level is the prediction's free choice: ρ_c for the linear process, the matching time t₀ for the two
+stages."""
 
 import math
 
@@ -12,16 +14,17 @@ def _cell_at(rows, d, delta):
     return next((r for r in rows if int(r["d"]) == d and math.isclose(r["delta"], delta)), None)
 
 
-def prediction_rows(model, sweep, cells, sweep_rows):
-    """One row per (d, δ, ρ_c) of the prediction ``cells`` (dicts from ``prediction_cell``, one per
-    δ): the predicted P(success), crossing-step quartiles and failed-trial ρ quantiles, with the
-    sweep's measured counterparts where it has a cell at that (d, δ)."""
+def prediction_rows(model, sweep, cells, sweep_rows, level="rho_c"):
+    """One row per (d, δ, level) of the prediction ``cells`` (dicts from ``prediction_cell`` or
+    ``two_stage_cell``, one per δ): the predicted P(success), crossing-step quartiles and
+    failed-trial ρ quantiles, with the sweep's measured counterparts where it has a cell at that
+    (d, δ)."""
     rows = []
     for cell in sorted(cells, key=lambda c: float(c["delta"])):
         delta = float(cell["delta"])
         for i, d in enumerate(cell["d"]):
             measured = _cell_at(sweep_rows, int(d), delta)
-            for j, rho_c in enumerate(cell["rho_c"]):
+            for j, value in enumerate(cell[level]):
                 q25, q50, q75 = cell["crossing_step"][i, j]
                 f30, f50, f70 = cell["final_rho_failed"][i, j]
                 row = {
@@ -29,9 +32,12 @@ def prediction_rows(model, sweep, cells, sweep_rows):
                     "sweep": sweep,
                     "d": int(d),
                     "delta": delta,
-                    "rho_c": float(rho_c),
+                    level: float(value),
                     "p_success_predicted": float(cell["p_success"][i, j]),
-                    "p_success_predicted_half_horizon": float(cell["p_success_half_horizon"][i, j]),
+                }
+                if "p_success_half_horizon" in cell:
+                    row["p_success_predicted_half_horizon"] = float(cell["p_success_half_horizon"][i, j])
+                row |= {
                     "escape_step_predicted_q25": float(q25),
                     "escape_step_predicted_median": float(q50),
                     "escape_step_predicted_q75": float(q75),
@@ -57,8 +63,8 @@ def _crossing(deltas, p):
     return (value if status == "ok" else float("nan")), status
 
 
-def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolerance):
-    """Per (d, ρ_c): δ₅₀ predicted (where the predicted P first exceeds ½ on the model's δ grid,
+def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolerance, level="rho_c"):
+    """Per (d, level): δ₅₀ predicted (where the predicted P first exceeds ½ on the model's δ grid,
     ``thresholds.first_crossing`` of ½ − P; NaN with its status when it does so below the grid or
     never) and,
     where the sweep has that d, its fitted δ₅₀ ± error and whether the two agree within
@@ -68,21 +74,22 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
     rows = []
     for i, d in enumerate(cells[0]["d"]):
         fit = next((f for f in fits if int(f["d"]) == int(d) and f["status"] in FITTED), None)
-        for j, rho_c in enumerate(cells[0]["rho_c"]):
+        for j, value in enumerate(cells[0][level]):
             predicted, status = _crossing(deltas, [c["p_success"][i, j] for c in cells])
-            half, _ = _crossing(deltas, [c["p_success_half_horizon"][i, j] for c in cells])
             row = {
                 "model": model,
                 "activation": settings.activation,
                 "link": settings.link,
                 "sweep": sweep,
                 "d": int(d),
-                "rho_c": float(rho_c),
+                level: float(value),
                 "delta50_predicted": predicted,
                 "delta50_predicted_status": status,
-                "delta50_predicted_half_horizon": half,
-                "delta_nn_long_time": delta_nn_long_time,
             }
+            if "p_success_half_horizon" in cells[0]:
+                half = [c["p_success_half_horizon"][i, j] for c in cells]
+                row["delta50_predicted_half_horizon"] = _crossing(deltas, half)[0]
+            row["delta_nn_long_time"] = delta_nn_long_time
             if fit is not None:
                 error = abs(predicted - fit["delta50"])
                 row |= {
@@ -92,4 +99,38 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
                     "agrees": bool(np.isfinite(error) and error <= max(2 * fit["delta50_err"], tolerance)),
                 }
             rows.append(row)
+    return rows
+
+
+def two_stage_rows(model, sweep, cells, sweep_rows):
+    """``prediction_rows`` of the two-stage cells (level t₀), each with the critical overlap m*,
+    V(t₀) and whether the kick scan switched once (``monotone``)."""
+    rows = prediction_rows(model, sweep, cells, sweep_rows, level="t0")
+    for row in rows:
+        cell = next(c for c in cells if math.isclose(float(c["delta"]), row["delta"]))
+        j = int(np.flatnonzero(cell["t0"] == row["t0"])[0])
+        row |= {
+            "m_star": float(cell["m_star"][j]),
+            "variance_t0": float(cell["variance"][j]),
+            "monotone": bool(cell["monotone"][j]),
+        }
+    return rows
+
+
+def kick_scan_rows(model, cells):
+    """One row per (δ, t₀, m₀) of the kick scans: ρ at the horizon and the escape step."""
+    rows = []
+    for cell in sorted(cells, key=lambda c: float(c["delta"])):
+        for j, t0 in enumerate(cell["t0"]):
+            for k, m0 in enumerate(cell["m0"]):
+                rows.append(
+                    {
+                        "model": model,
+                        "delta": float(cell["delta"]),
+                        "t0": int(t0),
+                        "m0": float(m0),
+                        "rho_final": float(cell["final_rho"][j, k]),
+                        "escape_step": float(cell["escape_step"][j, k]),
+                    }
+                )
     return rows

@@ -132,6 +132,16 @@ def figures(config):
                 "Train and test loss and misalignment 1 − ρ along one long GD run (never frozen).",
             )
         )
+    if config["escape"].get("two_stage"):
+        out.append(
+            Figure(
+                "extra_escape_two_stage",
+                "",
+                "escape_two_stage_table",
+                "GD success vs δ per d with the two-stage prediction (linear process to t₀, then the "
+                "DMFT with signal kicked at t₀) per t₀, and δ₅₀ vs d (overlay escape_two_stage.yaml).",
+            )
+        )
     if config.get("conventions"):
         out.append(
             Figure(
@@ -205,6 +215,11 @@ TABLES = {
     "escape_prediction.csv": "Predicted (linear process) vs measured success, escape steps and failed-trial "
     "ρ per model, d, δ and ρ_c.",
     "delta50_prediction.csv": "Predicted vs empirical δ₅₀ per model and d, with the verdict.",
+    "escape_two_stage.csv": "Two-stage prediction (linear process to t₀, then the kicked DMFT with "
+    "signal) vs measured success per model, d, δ and t₀, with the critical overlap m* and V(t₀).",
+    "delta50_two_stage.csv": "Two-stage predicted vs empirical δ₅₀ per model, d and t₀, with the verdict.",
+    "escape_two_stage_scans.csv": "The kick scans of the DMFT with signal: ρ at the horizon and escape step "
+    "per δ, t₀ and m₀.",
     "conventions.csv": "Modelling conventions ranked by their distance to the paper's three numbers.",
     "convention_scans.csv": "Per convention, activation and d: the auto-refined δ scan and its fit.",
     "claims.csv": "The paper's claims, the measured values and the computed verdicts.",

@@ -132,6 +132,11 @@ def prediction_seconds(n_paths, horizon, samples, n_d, n_rho):
     return JOB_START + dmft_seconds(n_paths, horizon, 1) + 10 * samples * (horizon + 1) * n_d * n_rho * 1e-9
 
 
+def two_stage_seconds(n_paths, horizon, n_kicks):
+    """A two-stage cell: one DMFT-with-signal solve per kick (m₀, t₀); the draws are negligible."""
+    return JOB_START + dmft_seconds(n_paths, horizon, n_kicks)
+
+
 def scan_extent(coarse, refine):
     """(cells, largest δ) of an auto-refined scan (``gd.conventions.scan``): the coarse grid plus
     one cell per refinement factor, the largest at most the grid's end times the largest factor."""

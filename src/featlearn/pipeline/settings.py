@@ -199,6 +199,23 @@ class PredictionSettings(TheoryModelSettings):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TwoStageSettings(TheoryModelSettings):
+    """The two-stage prediction of a theory model (``theory.two_stage``): kicks ``m0`` of the DMFT
+    with signal (``n_paths`` paths, ``horizon`` steps) at each matching time ``t0``, ``samples``
+    draws of the hard coordinate at t₀, the dimensions ``d``, and the sweeps' escape and success
+    levels."""
+
+    horizon: int
+    n_paths: int
+    samples: int
+    t0: tuple
+    m0: tuple
+    d: tuple
+    escape_rho: float
+    success_rho: float
+
+
+@dataclass(frozen=True, kw_only=True)
 class SpectralSettings(JobSettings):
     """The simulated overlap of the optimal spectral estimator at one d."""
 
@@ -314,6 +331,22 @@ def prediction_settings(config, model):
         f"theory.models.{model}",
         _theory_spec(config, model),
         f"prediction_{model}",
+        **fixed,
+    )
+
+
+def two_stage_settings(config, model):
+    """The two-stage cells of ``model``: its conventions and escape/success levels, the dimensions
+    of ``escape.prediction``, and ``escape.two_stage``'s numerics."""
+    spec = config["escape"]["two_stage"]
+    fixed = {k: _frozen(spec[k]) for k in ("horizon", "n_paths", "samples", "t0", "m0")}
+    return _build(
+        TwoStageSettings,
+        config,
+        f"theory.models.{model}",
+        _theory_spec(config, model),
+        f"two_stage_{model}",
+        d=_frozen(config["escape"]["prediction"]["d"]),
         **fixed,
     )
 

@@ -171,17 +171,24 @@ def linear_stage_figure(cells):
     return fig
 
 
-def prediction_figure(panels):
+LEVEL_STYLES = ("-", "--", "-.", ":")
+LEVELS = {"rho_c": (r"$\rho_c$", "linear process"), "t0": (r"$t_0$", "two stages")}
+"""The free choice of each prediction (its table column) -> (label, what the lines are)."""
+
+
+def prediction_figure(panels, level="rho_c"):
     """One column per predicted model.  Top: measured success vs δ per d of the sweep (dots,
-    binomial errors) and the predicted P(success) of the linear process (lines: the larger ρ_c
-    solid, the smaller dashed).  Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per ρ_c,
-    with δ_NN(∞) of the static fixed point as the d → ∞ reference."""
+    binomial errors) and the predicted P(success) (lines, one style per value of the prediction's
+    free choice ``level``: ρ_c of the linear process, t₀ of the two stages; the largest solid).
+    Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per level, with δ_NN(∞) of the static
+    fixed point as the d → ∞ reference."""
+    symbol, what = LEVELS[level]
     fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels), 6.6), squeeze=False)
     for col, (model, settings, rows, delta50, sweep_rows, fits) in enumerate(panels):
         ax_p, ax_d = axes[0, col], axes[1, col]
         ds = sorted({int(r["d"]) for r in sweep_rows})
-        rho_cs = sorted({r["rho_c"] for r in rows})
-        styles = {rho_c: ("-" if rho_c == max(rho_cs) else "--") for rho_c in rho_cs}
+        values = sorted({r[level] for r in rows}, reverse=True)
+        styles = dict(zip(values, LEVEL_STYLES, strict=False))
         for colour, d in zip(shades(len(ds), "Oranges"), ds, strict=True):
             cells = sorted((r for r in sweep_rows if int(r["d"]) == d), key=lambda r: r["delta"])
             k = np.array([r["successes"] for r in cells], float)
@@ -190,32 +197,32 @@ def prediction_figure(panels):
             ax_p.errorbar(
                 delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
             )
-            for rho_c in rho_cs:
+            for value in values:
                 pred = sorted(
-                    (r for r in rows if r["d"] == d and r["rho_c"] == rho_c), key=lambda r: r["delta"]
+                    (r for r in rows if r["d"] == d and r[level] == value), key=lambda r: r["delta"]
                 )
                 ax_p.plot(
                     [r["delta"] for r in pred],
                     [r["p_success_predicted"] for r in pred],
-                    styles[rho_c],
+                    styles.get(value, ":"),
                     color=colour,
                 )
         ax_p.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
         ax_p.set_title(
             _label(model, settings)
-            + "\nlines: linear process, "
-            + ", ".join(f"{'solid' if styles[r] == '-' else 'dashed'} $\\rho_c$={r:g}" for r in rho_cs),
+            + f"\nlines: {what}, "
+            + ", ".join(f"'{styles.get(v, ':')}' {symbol}={v:g}" for v in values),
             fontsize=8,
         )
         ax_p.legend(frameon=False, fontsize=7)
-        for rho_c in rho_cs:
-            pred = sorted((r for r in delta50 if r["rho_c"] == rho_c), key=lambda r: r["d"])
+        for value in values:
+            pred = sorted((r for r in delta50 if r[level] == value), key=lambda r: r["d"])
             ax_d.plot(
                 [r["d"] for r in pred],
                 [r["delta50_predicted"] for r in pred],
-                styles[rho_c],
+                styles.get(value, ":"),
                 color="C1",
-                label=f"predicted, $\\rho_c$={rho_c:g}",
+                label=f"predicted, {symbol}={value:g}",
             )
         ok = [f for f in fits if f["status"] in FITTED]
         ax_d.errorbar(
