@@ -87,6 +87,21 @@ def sweep_of_figure(stem):
     return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
 
 
+def predicted_sweeps():
+    """The sweeps some ``escape.prediction`` model predicts."""
+    return {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}
+
+
+def prediction_inputs(sweep):
+    """The prediction tables a figure of ``sweep`` draws, if a prediction model names it."""
+    if sweep not in predicted_sweeps():
+        return {}
+    return {
+        "prediction": f"{RESULTS}/tables/escape_prediction.csv",
+        "delta50": f"{RESULTS}/tables/delta50_prediction.csv",
+    }
+
+
 def phase_title(stem):
     s = typed.sweep_settings(config, sweep_of_figure(stem))
     return f"{s.activation}, y = {s.link}"

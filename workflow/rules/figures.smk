@@ -15,6 +15,7 @@ rule phase_figure:
     message:
         "Drawing {wildcards.stem}"
     input:
+        unpack(lambda w: prediction_inputs(sweep_of_figure(w.stem))),
         code=code("plot_phase.py"),
         cells=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_cells.csv",
         thresholds=lambda w: f"{RESULTS}/tables/{sweep_of_figure(w.stem)}_thresholds.csv",
@@ -29,6 +30,7 @@ rule phase_figure:
     params:
         report_caption=report_caption,
         title=lambda w: phase_title(w.stem),
+        sweep=lambda w: sweep_of_figure(w.stem),
     threads: 1
     resources:
         mem_mb=1000,
@@ -69,6 +71,7 @@ rule spectral_figure:
     message:
         "Drawing {wildcards.stem}"
     input:
+        unpack(lambda w: prediction_inputs(config["figure1"]["random"])),
         code=code("plot_spectral.py"),
         random_cells=f"{RESULTS}/tables/{config['figure1']['random']}_cells.csv",
         random_fits=f"{RESULTS}/tables/{config['figure1']['random']}_thresholds.csv",
@@ -88,6 +91,7 @@ rule spectral_figure:
     params:
         report_caption=report_caption,
         link=config["spectral"]["link"],
+        sweep=config["figure1"]["random"],
     threads: 1
     resources:
         mem_mb=1000,

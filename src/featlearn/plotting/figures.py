@@ -61,24 +61,76 @@ def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
     ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
 
 
-def phase_figure(cells, fits, title, cmap="Blues"):
-    """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median, 30–70 %."""
+def prediction_overlay(ax_p, ax_r, prediction, ds, colours):
+    """The theory's prediction on a phase figure, per d of the sweep (``prediction``: the sweep's
+    rows of ``escape_prediction.csv`` and ``delta50_prediction.csv`` at the largest ρ_c, the upper
+    end of the referee's range).  Success panel: the predicted P(success) (dashed) and the predicted
+    δ₅₀ (dash-dot, the "predicted threshold"), with δ_NN(∞) of the static fixed point (dotted) as the
+    d → ∞ limit.  ρ panel (if given): the predicted final ρ of the failed trials (median line,
+    30–70 % band)."""
+    rows, delta50 = prediction
+    for colour, d in zip(colours, ds, strict=True):
+        pred = sorted((r for r in rows if int(r["d"]) == d), key=lambda r: r["delta"])
+        if not pred:
+            continue
+        delta = np.array([r["delta"] for r in pred])
+        ax_p.plot(delta, [r["p_success_predicted"] for r in pred], "--", color=colour, lw=1)
+        threshold = next((r["delta50_predicted"] for r in delta50 if int(r["d"]) == d), np.nan)
+        if np.isfinite(threshold):
+            ax_p.axvline(threshold, color=colour, ls="-.", lw=1)
+        if ax_r is not None:
+            median = np.array([r["rho_failed_predicted_median"] for r in pred])
+            lo, hi = (
+                np.array([r[k] for r in pred])
+                for k in ("rho_failed_predicted_q30", "rho_failed_predicted_q70")
+            )
+            ax_r.plot(delta, median, "--", color=colour, lw=1)
+            ax_r.fill_between(delta, lo, hi, color=colour, alpha=0.15, lw=0)
+    limit = delta50[0]["delta_nn_long_time"] if delta50 else np.nan
+    if np.isfinite(limit):
+        ax_p.axvline(limit, color="C3", ls=":", lw=1.2, label=r"$\delta_{NN}(\infty)$ ($d\to\infty$)")
+    rho_c = rows[0]["rho_c"] if rows else np.nan
+    ax_p.plot([], [], "k--", lw=1, label=f"predicted (linear process, $\\rho_c$={rho_c:g})")
+    ax_p.plot([], [], "k-.", lw=1, label="predicted threshold")
+
+
+def prediction_of(prediction_rows, delta50_rows, sweep):
+    """A sweep's prediction rows at the largest ρ_c (``prediction_overlay``), or None."""
+    rows = [r for r in prediction_rows if r["sweep"] == sweep]
+    if not rows:
+        return None
+    rho_c = max(r["rho_c"] for r in rows)
+    return (
+        [r for r in rows if r["rho_c"] == rho_c],
+        [r for r in delta50_rows if r["sweep"] == sweep and r["rho_c"] == rho_c],
+    )
+
+
+def phase_figure(cells, fits, title, cmap="Blues", prediction=None):
+    """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median,
+    30–70 %.  With a ``prediction`` (``prediction_of``), the theory's lines on both panels
+    (``prediction_overlay``)."""
     fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
     success_panel(ax_p, cells, fits, cmap)
     by_d = _rows_by_d(cells)
-    for colour, (d, rows) in zip(shades(len(by_d), cmap), by_d, strict=True):
+    colours = shades(len(by_d), cmap)
+    for colour, (d, rows) in zip(colours, by_d, strict=True):
         _median_band(ax_r, rows, ("rho_median", "rho_q30", "rho_q70"), colour, f"d={d}")
+    if prediction is not None:
+        prediction_overlay(ax_p, ax_r, prediction, [d for d, _ in by_d], colours)
+        ax_r.plot([], [], "k--", lw=1, label="predicted, failed trials")
     ax_p.set(title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
-    ax_p.legend(frameon=False, fontsize=8)
+    ax_p.legend(frameon=False, fontsize=7, loc="upper left")
     ax_r.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
+def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title, prediction=None):
     """Fig 1. Left: GD success from random (blue) and spectral (orange) init, with δ_alg and the
-    empirical GD thresholds of the largest d. Right: spectral-estimator overlap vs δ, simulation
+    empirical GD thresholds of the largest d, and the theory's prediction for the random family
+    (``prediction_overlay``). Right: spectral-estimator overlap vs δ, simulation
     (median, 30–70 %) against the asymptotic curve."""
     fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
     for (cells, fits), cmap, label in (
@@ -86,6 +138,9 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title):
         (spectral_init, "Oranges", "spectral, "),
     ):
         success_panel(ax_p, cells, fits, cmap, label)
+        if prediction is not None and cmap == "Blues":
+            ds = [d for d, _ in _rows_by_d(cells)]
+            prediction_overlay(ax_p, None, prediction, ds, shades(len(ds), cmap))
         good = [f for f in fits if f["status"] in FITTED]
         if good:
             top = max(good, key=lambda f: f["d"])

@@ -183,9 +183,9 @@ def prediction_figure(panels, level="rho_c"):
     Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per level, with δ_NN(∞) of the static
     fixed point as the d → ∞ reference."""
     symbol, what = LEVELS[level]
-    fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels), 6.6), squeeze=False)
+    fig, axes = plt.subplots(3, len(panels), figsize=(4.6 * len(panels), 9.6), squeeze=False)
     for col, (model, settings, rows, delta50, sweep_rows, fits) in enumerate(panels):
-        ax_p, ax_d = axes[0, col], axes[1, col]
+        ax_p, ax_d, ax_s = axes[0, col], axes[1, col], axes[2, col]
         ds = sorted({int(r["d"]) for r in sweep_rows})
         values = sorted({r[level] for r in rows}, reverse=True)
         styles = dict(zip(values, LEVEL_STYLES, strict=False))
@@ -197,16 +197,33 @@ def prediction_figure(panels, level="rho_c"):
             ax_p.errorbar(
                 delta, k / n, binomial_error(k, n), fmt="o", color=colour, ms=4, capsize=2, label=f"d={d}"
             )
+            escaped = [r for r in cells if r["escaped"] > 0]
+            median = np.array([r["escape_step_median"] for r in escaped])
+            spread = [
+                median - [r["escape_step_q25"] for r in escaped],
+                [r["escape_step_q75"] for r in escaped] - median,
+            ]
+            ax_s.errorbar(
+                [r["delta"] for r in escaped],
+                median,
+                spread,
+                fmt="o",
+                color=colour,
+                ms=4,
+                capsize=2,
+                label=f"GD d={d}",
+            )
             for value in values:
                 pred = sorted(
                     (r for r in rows if r["d"] == d and r[level] == value), key=lambda r: r["delta"]
                 )
-                ax_p.plot(
-                    [r["delta"] for r in pred],
-                    [r["p_success_predicted"] for r in pred],
-                    styles.get(value, ":"),
-                    color=colour,
-                )
+                for ax, key in ((ax_p, "p_success_predicted"), (ax_s, "escape_step_predicted_median")):
+                    ax.plot(
+                        [r["delta"] for r in pred],
+                        [r[key] for r in pred],
+                        styles.get(value, ":"),
+                        color=colour,
+                    )
         ax_p.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
         ax_p.set_title(
             _label(model, settings)
@@ -243,5 +260,14 @@ def prediction_figure(panels, level="rho_c"):
         ax_d.set_xticks(ticks, [str(t) for t in ticks], fontsize=7)
         ax_d.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax_d.legend(frameon=False, fontsize=7)
+        crossing = r"first crossing of $\rho_c$" if level == "rho_c" else "escape step of the kicked DMFT"
+        ax_s.set(
+            yscale="log",
+            xlabel=r"$\delta = n/d$",
+            ylabel="escape step (median, quartiles)",
+            title=f"dots: GD, first ρ ≥ escape_rho; lines: predicted median ({crossing})",
+        )
+        ax_s.title.set_fontsize(8)
+        ax_s.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig
