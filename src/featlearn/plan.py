@@ -110,12 +110,10 @@ def compute_jobs(config):
         )
     escape = config["escape"]
     for kind, cases in (("linear", escape["cases"]), ("signal", escape["signal"]["cases"])):
-        runs, solves = resources.escape_work(kind, escape["signal"]["m0"])
         for model, deltas in cases.items():
             s = settings.escape_settings(config, model)
             for delta in deltas:
-                mb = resources.escape_mem_mb(s.d, delta, s.n_paths, s.steps)
-                seconds = resources.escape_seconds(s.d, delta, s.steps, s.trials, runs, solves, s.n_paths)
+                mb, seconds = resources.escape_cell(kind, s, delta, escape["signal"]["m0"])
                 bench = f"escape/{kind}_{model}_delta{delta:g}.tsv"
                 jobs.append(Job(f"escape_{kind}_cell", model, s.d, delta, bench, threads, mb, seconds))
     for model, spec in escape["prediction"]["models"].items():

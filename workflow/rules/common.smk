@@ -202,15 +202,18 @@ def escape_cells(kind):
     return [f"{RESULTS}/escape/{kind}/{m}/delta{fmt(dl)}.npz" for m in sorted(cases) for dl in cases[m]]
 
 
-def escape_mem_mb(w):
+def escape_resources(w, kind):
+    """(mem_mb, seconds) of an escape cell (``resources.escape_cell``)."""
     s = typed.escape_settings(config, w.model)
-    return estimate.escape_mem_mb(s.d, float(w.delta), s.n_paths, s.steps)
+    return estimate.escape_cell(kind, s, float(w.delta), config["escape"]["signal"]["m0"])
+
+
+def escape_mem_mb(w, kind):
+    return escape_resources(w, kind)[0]
 
 
 def escape_runtime(w, kind):
-    s = typed.escape_settings(config, w.model)
-    runs, solves = estimate.escape_work(kind, config["escape"]["signal"]["m0"])
-    return estimate.minutes(estimate.escape_seconds(s.d, float(w.delta), s.steps, s.trials, runs, solves, s.n_paths))
+    return estimate.minutes(escape_resources(w, kind)[1])
 
 
 def prediction_cells(model, kind="prediction"):

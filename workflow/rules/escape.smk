@@ -25,7 +25,7 @@ rule escape_linear_cell:
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: escape_mem_mb(w),
+        mem_mb=lambda w: escape_mem_mb(w, "linear"),
         runtime=lambda w: escape_runtime(w, "linear"),
     conda:
         ENV
@@ -79,7 +79,7 @@ rule escape_signal_cell:
         cache_dir=lambda w, input: os.path.dirname(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: escape_mem_mb(w),
+        mem_mb=lambda w: escape_mem_mb(w, "signal"),
         runtime=lambda w: escape_runtime(w, "signal"),
     conda:
         ENV

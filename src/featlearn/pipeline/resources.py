@@ -105,21 +105,29 @@ def spectral_seconds(d, deltas, trials):
     return sum(200 * round(delta * d) * d * 8 for delta in deltas) * trials / BANDWIDTH
 
 
-def escape_mem_mb(d, delta, n_paths, horizon):
-    """An escape cell: restricted-GD arrays at (d, δ) plus the DMFT of the hard coordinate."""
-    return restricted_mem_mb(d, delta) + dmft_mem_mb(n_paths, horizon) - BASE_MB
+def escape_mem_mb(d, delta, n_paths, horizon, dmft_horizon):
+    """An escape cell: restricted-GD arrays at (d, δ), the referee's restricted trajectory
+    (horizon × d) and the DMFT of the hard coordinate over ``dmft_horizon`` steps."""
+    trajectory = _mb((horizon + 1) * d * 8)
+    return restricted_mem_mb(d, delta) + trajectory + dmft_mem_mb(n_paths, dmft_horizon) - BASE_MB
 
 
-def escape_seconds(d, delta, horizon, trials, runs, solves, n_paths):
+def escape_seconds(d, delta, horizon, trials, runs, solves, n_paths, dmft_horizon):
     """An escape cell: ``runs`` passes over X per step and trial (linear stage: the unrestricted
     and restricted runs and the linearisation's HVP, 3; signal: one planted run per m₀) and
-    ``solves`` DMFT solutions (1; one per m₀)."""
-    return restricted_seconds(d, delta, runs * horizon, trials, 0) + dmft_seconds(n_paths, horizon, solves)
+    ``solves`` DMFT solutions over ``dmft_horizon`` steps (1; one per m₀)."""
+    runs_seconds = restricted_seconds(d, delta, runs * horizon, trials, 0)
+    return runs_seconds + dmft_seconds(n_paths, dmft_horizon, solves)
 
 
-def escape_work(kind, m0s):
-    """(runs, solves) of an escape cell of ``kind`` ("linear" or "signal")."""
-    return (3, 1) if kind == "linear" else (len(m0s), len(m0s))
+def escape_cell(kind, settings, delta, m0s):
+    """(mem_mb, seconds) of an escape cell of ``kind`` ("linear": the runs, their linearisation and
+    one DMFT over ``dmft_steps``; "signal": one planted run and one DMFT per m₀, over ``steps``)."""
+    s = settings
+    runs, solves = (3, 1) if kind == "linear" else (len(m0s), len(m0s))
+    dmft_horizon = s.dmft_steps if kind == "linear" else s.steps
+    mb = escape_mem_mb(s.d, delta, s.n_paths, s.steps, dmft_horizon)
+    return mb, escape_seconds(s.d, delta, s.steps, s.trials, runs, solves, s.n_paths, dmft_horizon)
 
 
 def prediction_mem_mb(n_paths, horizon, samples):

@@ -177,12 +177,15 @@ class RefereeSettings(RestrictedSettings):
 class EscapeSettings(GDSettings):
     """The linear stage of the escape (shared/theory/escape.md) for a theory model: ``trials``
     unrestricted GD runs at dimension d over ``steps`` steps with their exact linearisation, and
-    the hard-coordinate process from the DMFT with ``n_paths`` paths."""
+    the hard-coordinate process from the DMFT with ``n_paths`` paths over its first ``dmft_steps``
+    steps (the DMFT's O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each,
+    go on to ``steps``)."""
 
     SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
     d: int
     trials: int
     n_paths: int
+    dmft_steps: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,6 +321,7 @@ def escape_settings(config, model):
         d=spec["d"],
         trials=spec["trials"],
         n_paths=spec["n_paths"],
+        dmft_steps=min(spec["horizon"], spec.get("dmft_horizon", spec["horizon"])),
     )
 
 

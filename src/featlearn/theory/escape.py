@@ -79,14 +79,18 @@ def median_overlap(cov, norm2, d):
 
 def linear_stage_cell(settings, delta, log=print):
     """Simulation and theory of the hard coordinate for one (model, δ): ``settings.trials``
-    unrestricted runs with their exact linearisation (``linearisation``), and the covariance (V)
-    of the process from the DMFT with ``settings.n_paths`` paths, both over ``settings.steps``."""
+    unrestricted runs with their exact linearisation (``linearisation``) over ``settings.steps``,
+    and the covariance (V) of the process from the DMFT with ``settings.n_paths`` paths over
+    ``settings.dmft_steps`` (NaN beyond)."""
     s = settings
     identity = (s.seed, "escape", s.experiment, s.activation, s.link, float(delta), int(s.n_paths))
-    res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity)
-    log(f"DMFT at N={s.n_paths}, T={s.steps} done")
+    res = dmft.solve_for(s, delta, s.dmft_steps, s.n_paths, identity)
+    log(f"DMFT at N={s.n_paths}, T={s.dmft_steps} done")
     cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
-    return {**cell, "theory_cov": covariance(res, s.r0), "theory_norm2": res.norm2}
+    size = s.dmft_steps + 1
+    cov, norm2 = np.full((s.steps + 1, s.steps + 1), np.nan), np.full(s.steps + 1, np.nan)
+    cov[:size, :size], norm2[:size] = covariance(res, s.r0), res.norm2
+    return {**cell, "theory_cov": cov, "theory_norm2": norm2}
 
 
 def planted_run(settings, delta, seed, m0):
