@@ -120,3 +120,21 @@ def test_fluctuation_about_the_signal_trajectory_matches_planted_runs():
     np.testing.assert_allclose(np.diag(escape.covariance(res, 0.0))[1:], simulated, rtol=0.4)
     mean, _ = escape.finite_d_overlap(res, planted.d)
     np.testing.assert_allclose(mean, np.mean(np.abs(runs[:, 0]) / runs[:, 1], axis=0), atol=0.03)
+
+
+def test_referee_tables_find_where_the_linearisation_departs():
+    """A synthetic cell whose linearisation departs by 2 % per step (all trials) but by 30 % from
+    t = 4 on in trial 1: the median horizon is the last t with error ≤ 10 % (t = 5), trial 1's own is 3."""
+    from featlearn.analysis import escape_tables
+
+    t = np.arange(11)
+    full = np.tile(1.0 + t, (3, 1))
+    lin = full * (1 + 0.02 * t)
+    lin[1, 4:] = full[1, 4:] * 1.3
+    cell = {"d": 100, "delta": 9.0, "steps": t, "linear": lin, "unrestricted": full}
+    assert escape_tables.linear_horizon(cell) == 5
+    rows = escape_tables.referee_trial_rows("m", cell, [0, 3, 5, 20])
+    assert {r["t"] for r in rows} == {0, 3, 5}
+    assert [r["trial_linear_horizon"] for r in rows if r["t"] == 0] == [5, 3, 5]
+    row = next(r for r in rows if r["trial"] == 1 and r["t"] == 5)
+    assert row["relative_error"] == pytest.approx(0.3) and row["u_linearised"] == pytest.approx(7.8)

@@ -41,6 +41,7 @@ rule escape_linear_table:
         cells=escape_cells("linear"),
     output:
         table=table_output(f"{RESULTS}/tables/escape_linear_stage.csv"),
+        referee=table_output(f"{RESULTS}/tables/escape_referee_trials.csv"),
         figure=figure_outputs("extra_escape_linear_stage"),
     log:
         f"{RESULTS}/logs/escape/linear_table.log",

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from featlearn.analysis.escape_tables import linear_stage_rows
+from featlearn.analysis.escape_tables import linear_stage_rows, referee_trial_rows
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, write_csv
 from featlearn.plotting import figures, theory_figures
@@ -14,6 +14,12 @@ rows = [
     for row in linear_stage_rows(model, cell, sm.params.report_steps)
 ]
 write_csv(sm.output.table, rows)
+referee = [
+    row
+    for (model, _), cell in sorted(cells.items())
+    for row in referee_trial_rows(model, cell, sm.params.report_steps)
+]
+write_csv(sm.output.referee, referee)
 for row in rows:
     log(" ".join(f"{k}={v}" for k, v in row.items()))
 figures.save(theory_figures.linear_stage_figure(cells), sm.output.figure)

@@ -15,10 +15,42 @@ def referee_error(cell):
     return np.median(np.abs(lin - full) / np.maximum(np.abs(full), 1e-300), axis=0)
 
 
+def _horizon(steps, error):
+    """The last t before ``error`` first exceeds ``LINEAR_TOLERANCE``."""
+    above = np.flatnonzero(error > LINEAR_TOLERANCE)
+    return int(steps[above[0] - 1]) if above.size else int(steps[-1])
+
+
 def linear_horizon(cell):
     """The last t before the referee's median error first exceeds ``LINEAR_TOLERANCE``."""
-    above = np.flatnonzero(referee_error(cell) > LINEAR_TOLERANCE)
-    return int(cell["steps"][above[0] - 1]) if above.size else int(cell["steps"][-1])
+    return _horizon(cell["steps"], referee_error(cell))
+
+
+def referee_trial_rows(model, cell, steps):
+    """The referee trial by trial: per (trial, t) the hard coordinate √d θ₁^t of the unrestricted run
+    and of its exact linearisation from the same seed, their relative error, and the trial's own
+    linear horizon (last t before its error first exceeds ``LINEAR_TOLERANCE``)."""
+    lin, full = cell["linear"], cell["unrestricted"]
+    error = np.abs(lin - full) / np.maximum(np.abs(full), 1e-300)
+    error[:, 0] = 0.0
+    rows = []
+    for trial in range(full.shape[0]):
+        horizon = _horizon(cell["steps"], error[trial])
+        for t in (t for t in steps if t <= cell["steps"][-1]):
+            rows.append(
+                {
+                    "model": model,
+                    "d": int(cell["d"]),
+                    "delta": float(cell["delta"]),
+                    "trial": trial,
+                    "t": int(t),
+                    "u_unrestricted": float(full[trial, t]),
+                    "u_linearised": float(lin[trial, t]),
+                    "relative_error": float(error[trial, t]),
+                    "trial_linear_horizon": horizon,
+                }
+            )
+    return rows
 
 
 def linear_stage_rows(model, cell, steps):

@@ -211,7 +211,10 @@ TABLES = {
     "outlier vs the DMFT's δ_NN(t).",
     "escape_linear_stage.csv": "The hard coordinate's variance: linear process vs unrestricted GD and its "
     "exact linearisation, with the referee's linear horizon.",
-    "escape_signal.csv": "DMFT with signal vs unrestricted GD from a planted overlap.",
+    "escape_referee_trials.csv": "The referee trial by trial: the hard coordinate of unrestricted GD "
+    "and of its exact linearisation from the same seed, their relative error and the trial's linear horizon.",
+    "escape_signal.csv": "DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted "
+    "GD from a planted overlap.",
     "escape_prediction.csv": "Predicted (linear process) vs measured success, escape steps and failed-trial "
     "ρ per model, d, δ and ρ_c.",
     "delta50_prediction.csv": "Predicted vs empirical δ₅₀ per model and d, with the verdict.",
