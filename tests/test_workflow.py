@@ -234,6 +234,33 @@ def test_tiny_prediction_tables_name_predicted_and_empirical(tiny_run):
     assert len(rows) == 1 + 2  # the tiny prediction: one model, d ∈ {60, 1000}, one ρ_c
 
 
+TWO_STAGE_TINY = {
+    "escape": {
+        "two_stage": {
+            "horizon": 8,
+            "n_paths": 400,
+            "samples": 500,
+            "t0": [2],
+            "m0": [0.05, 0.2, 0.8],
+            "models": {"gelu_bump": {"sweep": "gelu_bump", "delta": [6.0, 12.0]}},
+        }
+    }
+}
+
+
+def test_the_two_stage_overlay_builds_its_tables_and_the_default_target_has_none_of_it(tmp_path):
+    wd = copy_workflow(tmp_path, TINY)
+    overlay = tmp_path / "two_stage.yaml"
+    overlay.write_text(yaml.safe_dump(TWO_STAGE_TINY))
+    snakemake(wd, "results/tables/delta50_two_stage.csv", "--configfile", "config.yaml", str(overlay))
+    tables = wd / "results" / "tables"
+    header = (tables / "delta50_two_stage.csv").read_text().splitlines()[0].split(",")
+    assert {"t0", "delta50_predicted", "delta50_empirical", "delta_nn_long_time"} <= set(header)
+    assert len((tables / "escape_two_stage_scans.csv").read_text().splitlines()) == 1 + 2 * 3
+    assert (wd / "results" / "figures" / "extra_escape_two_stage.png").stat().st_size > 1000
+    assert not any("two_stage" in rule for rule in job_counts(snakemake(wd, "-n", "--forceall").stdout))
+
+
 def test_the_convention_overlay_builds_its_table_and_the_default_target_has_none_of_it(tmp_path):
     wd = copy_workflow(tmp_path, TINY)
     overlay = tmp_path / "conventions.yaml"
