@@ -283,19 +283,20 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "sweep_cell": 1,
         "aggregate_sweep": 1,
         "threshold_table": 1,
-        "phase_figure": 1,
+        "phase_figure": 2,  # Fig 4, and the bump figure, which draws the prediction table below
         "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
         "escape_figure": 1,
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
         "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
         "theory_figure": 1,  # fig10b_delta_nn draws them
-        "escape_prediction_table": 1,  # the gelu sweep is a predicted sweep
+        "escape_prediction_table": 1,  # reads the theory table
         "claims_table": 1,  # the Fig 4 sweep's δ₅₀ is a claim
         "manuscript": 1,
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13.npz" in proc.stdout
     assert "Drawing fig4_phase_gelu\n" in proc.stdout and "Drawing fig5_phase_quad" not in proc.stdout
+    assert "Drawing extra_phase_gelu_bump\n" in proc.stdout
 
 
 def test_editing_a_sweep_setting_reruns_exactly_that_sweep(tiny_run, tmp_path):
@@ -321,6 +322,7 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "theory_figure": 3,
         "hessian_delta_figure": 1,  # draws the quad fixed point
         "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
+        "phase_figure": 1,  # the bump sweep's figure draws that prediction
         "claims_table": 1,  # so do the claims
         "manuscript": 1,
         "all": 1,
