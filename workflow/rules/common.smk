@@ -63,6 +63,14 @@ def kernel_cache(script):
     return f"{NUMBA_CACHE}/{script}.ready"
 
 
+def kernel_cache_dir(ready):
+    """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
+    marker).  One directory per script: numba keys a cached kernel by signature only, so a kernel
+    first compiled inside another script's kernel (e.g. a fastmath caller) would otherwise be
+    cached with that context's code, and results would depend on which warm-up ran first."""
+    return os.path.splitext(ready)[0]
+
+
 def fmt(value):
     """Canonical text of a number in a file name (δ = 6.0 -> '6')."""
     return f"{float(value):g}"

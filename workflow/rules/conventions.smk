@@ -26,7 +26,7 @@ rule convention_scan:
         coarse=lambda w: config["conventions"]["coarse"][w.activation],
         refine=lambda w: config["conventions"]["refine"],
         rule=lambda w: typed.convention_keys(config, w.convention)["success"],
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: convention_scan_mem_mb(w),
@@ -53,7 +53,7 @@ rule convention_plateau:
         settings=lambda w: convention_plateau_settings(w).asdict(),
         convention=lambda w: canonical(typed.convention_keys(config, w.convention)),
         plateau=canonical(config["conventions"]["plateau"]) if "conventions" in config else {},
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: convention_plateau_mem_mb(w),

@@ -16,7 +16,7 @@ rule numba_cache:
     wildcard_constraints:
         script=r"\w+",
     params:
-        cache_dir=lambda w, output: os.path.dirname(output.ready),
+        cache_dir=lambda w, output: kernel_cache_dir(output.ready),
         modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
     threads: 1
     resources:

@@ -22,7 +22,7 @@ rule escape_linear_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.escape_settings(config, w.model).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: escape_mem_mb(w, "linear"),
@@ -77,7 +77,7 @@ rule escape_signal_cell:
     params:
         settings=lambda w: typed.escape_settings(config, w.model).asdict(),
         m0=config["escape"]["signal"]["m0"],
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: escape_mem_mb(w, "signal"),
@@ -129,7 +129,7 @@ rule escape_prediction_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.prediction_settings(config, w.model).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: prediction_mem_mb(w),
@@ -186,7 +186,7 @@ rule escape_two_stage_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.two_stage_settings(config, w.model).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: two_stage_mem_mb(w),

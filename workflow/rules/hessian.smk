@@ -22,7 +22,7 @@ rule hessian_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.plateau_settings(config, w.activation).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: plateau_mem_mb(w),
@@ -75,7 +75,7 @@ rule landscape_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.plateau_settings(config, w.activation).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: plateau_mem_mb(w),

@@ -18,7 +18,7 @@ rule sweep_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.sweep_settings(config, w.sweep).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: sweep_cell_mem_mb(w),
@@ -44,7 +44,7 @@ rule grokking_run:
         f"{RESULTS}/benchmarks/grokking/{{name}}.tsv"
     params:
         settings=lambda w: typed.long_run_settings(config, w.name).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: grokking_mem_mb(w),

@@ -23,7 +23,7 @@ rule dmft_model:
         settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
         deltas=lambda w: config["theory"]["models"][w.model]["delta"],
         horizon=config["theory"]["horizon"],
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: estimate.dmft_mem_mb(int(w.n_paths), config["theory"]["horizon"]),
@@ -54,7 +54,7 @@ rule fixed_point_model:
         settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
         deltas=lambda w: config["theory"]["models"][w.model]["delta"],
         nodes=config["theory"]["fixed_point_nodes"],
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=1500,
@@ -81,7 +81,7 @@ rule theory_sim_cell:
         delta=r"[0-9.]+",
     params:
         settings=lambda w: typed.referee_settings(config, w.model).asdict(),
-        cache_dir=lambda w, input: os.path.dirname(input.cache),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
         mem_mb=lambda w: referee_mem_mb(w),
