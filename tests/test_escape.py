@@ -77,7 +77,7 @@ def test_dmft_with_signal_follows_a_planted_overlap():
     )
     res = dmft.solve("gelu", "bump", 9.0, 1.0, planted.steps, 10_000, ("escape-test", 3), m0=m0)
     assert res.m[0] == m0 and np.all(res.rho <= 1)
-    simulated = [escape.planted_run(planted, 9.0, seed, m0)[0] for seed in range(planted.trials)]
+    simulated = [escape.planted_run(planted, 9.0, seed, m0)[0][0] for seed in range(planted.trials)]
     assert all(run[0] == pytest.approx(m0) for run in simulated)
     np.testing.assert_allclose(res.m, np.mean(simulated, axis=0), atol=0.03)
 
@@ -115,7 +115,7 @@ def test_fluctuation_about_the_signal_trajectory_matches_planted_runs():
     base = settings.escape_settings(config, "gelu_bump")
     planted = replace(base, experiment=REFEREE.experiment, d=400, steps=10, trials=48)
     res = dmft.solve_for(planted, delta, planted.steps, 8000, ("escape-test", 7), m0=m0, twins=True)
-    runs = np.array([escape.planted_run(planted, delta, seed, m0) for seed in range(planted.trials)])
+    runs = np.array([escape.planted_run(planted, delta, seed, m0)[0] for seed in range(planted.trials)])
     simulated = np.var(np.sqrt(planted.d) * runs[:, 0, 1:], axis=0, ddof=1)
     np.testing.assert_allclose(np.diag(escape.covariance(res, 0.0))[1:], simulated, rtol=0.4)
     mean, _ = escape.finite_d_overlap(res, planted.d)
@@ -138,3 +138,32 @@ def test_referee_tables_find_where_the_linearisation_departs():
     assert [r["trial_linear_horizon"] for r in rows if r["t"] == 0] == [5, 3, 5]
     row = next(r for r in rows if r["trial"] == 1 and r["t"] == 5)
     assert row["relative_error"] == pytest.approx(0.3) and row["u_linearised"] == pytest.approx(7.8)
+
+
+def test_a_planted_run_reports_where_it_ends():
+    """‖∇R̂‖ and λ_min at the end of a planted run against the gradient and the dense Hessian at
+    the same point (the run repeated step by step)."""
+    from dataclasses import replace
+
+    from featlearn.gd import engine as gd
+    from featlearn.gd import trials
+    from featlearn.hessian.plateau import hard_directions
+    from featlearn.model import network
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    base = settings.escape_settings(config, "gelu")
+    planted = replace(base, experiment=REFEREE.experiment, d=40, steps=60, trials=1)
+    (series, (grad, lam)) = escape.planted_run(planted, 6.0, 0, 0.2)
+    data, net = trials.trial_setup(planted, planted.d, 6.0, 0)
+    hard = hard_directions(data["theta_star"], planted.link)[:, 0]
+    theta = net.theta0 - np.outer(net.theta0 @ hard, hard) + 0.2 * hard
+    ends = []
+    schedule = gd.Schedule(lr=planted.lr, steps=planted.steps, grid=np.array([planted.steps]))
+    network_ = gd.Network(net.activation, theta, net.a, net.b)
+    gd.run(data, network_, schedule, checkpoint=lambda t, th: ends.append(th.copy()))
+    x, y = np.asarray(data["X"], float), data["y"]
+    assert series[0, -1] == pytest.approx(ends[-1][0] @ hard)
+    expected = np.linalg.norm(network.gradient(x, y, ends[-1], net.a, net.b, net.activation))
+    assert grad == pytest.approx(expected, rel=1e-10)
+    dense = network.hessian_dense(x, y, ends[-1], net.a, net.b, net.activation)
+    assert lam == pytest.approx(np.linalg.eigvalsh(dense)[0], abs=1e-7)

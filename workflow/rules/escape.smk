@@ -95,7 +95,8 @@ rule escape_signal_table:
         code=code("escape_signal_table.py"),
         cells=escape_cells("signal"),
     output:
-        table_output(f"{RESULTS}/tables/escape_signal.csv"),
+        table=table_output(f"{RESULTS}/tables/escape_signal.csv"),
+        runs=table_output(f"{RESULTS}/tables/escape_signal_runs.csv"),
     log:
         f"{RESULTS}/logs/escape/signal_table.log",
     benchmark:

@@ -124,3 +124,26 @@ def signal_rows(model, cell, steps):
                 }
             )
     return rows
+
+
+def signal_end_rows(model, cell):
+    """One row per (m₀, seed) of the planted runs: the final overlap ρ, and ‖∇R̂‖ and λ_min where
+    the run ends (a stalled run at ‖∇R̂‖ ≈ 0 with λ_min > 0 sits at a partially aligned minimum)."""
+    rows = []
+    for i, m0 in enumerate(cell["m0"]):
+        rho = np.abs(cell["sim_m"][i][:, -1]) / cell["sim_norm"][i][:, -1]
+        for seed, value in enumerate(rho):
+            rows.append(
+                {
+                    "model": model,
+                    "d": int(cell["d"]),
+                    "delta": float(cell["delta"]),
+                    "m0": float(m0),
+                    "seed": seed,
+                    "t": int(cell["steps"][-1]),
+                    "rho_final": float(value),
+                    "grad_norm_final": float(cell["sim_end_grad"][i, seed]),
+                    "lambda_min_final": float(cell["sim_end_lambda_min"][i, seed]),
+                }
+            )
+    return rows

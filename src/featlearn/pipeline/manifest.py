@@ -215,6 +215,7 @@ TABLES = {
     "and of its exact linearisation from the same seed, their relative error and the trial's linear horizon.",
     "escape_signal.csv": "DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted "
     "GD from a planted overlap.",
+    "escape_signal_runs.csv": "Per planted run: the final overlap, and ‖∇R̂‖ and λ_min where it ends.",
     "escape_prediction.csv": "Predicted (linear process) vs measured success, escape steps and failed-trial "
     "ρ per model, d, δ and ρ_c.",
     "delta50_prediction.csv": "Predicted vs empirical δ₅₀ per model and d, with the verdict.",

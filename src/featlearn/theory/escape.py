@@ -29,6 +29,8 @@ from scipy import special
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
 from featlearn.hessian.plateau import hard_directions
+from featlearn.hessian.spectrum import smallest_eigenvalue
+from featlearn.model import network
 from featlearn.theory import dmft, linearisation
 
 MEDIAN_ABS_NORMAL = 0.6744897501960817  # median of |Z|, Z ~ N(0, 1)
@@ -95,18 +97,28 @@ def linear_stage_cell(settings, delta, log=print):
 
 def planted_run(settings, delta, seed, m0):
     """Unrestricted GD from the trial's θ(0) with its hard coordinate set to m₀ (θ₁(0) = m₀):
-    (θ₁^t, ‖θ^t‖) for t = 0..steps."""
+    (θ₁^t, ‖θ^t‖) for t = 0..steps, and where it ends: ‖∇R̂‖ and the smallest Hessian eigenvalue
+    λ_min (Lanczos) at θ^steps (a run that stalls at a partially aligned point is a local minimum
+    when ‖∇R̂‖ ≈ 0 and λ_min > 0)."""
     data, net = trials.trial_setup(settings, settings.d, delta, seed)
     hard = hard_directions(data["theta_star"], settings.link)[:, 0]
     theta = net.theta0 - np.outer(net.theta0 @ hard, hard) + m0 * hard
-    record = []
+    record, final = [], {}
+
+    def checkpoint(t, th):
+        record.append((th[0] @ hard, np.linalg.norm(th)))
+        final["theta"] = th.copy()
+
     gd.run(
         data,
         gd.Network(net.activation, theta, net.a, net.b),
         gd.Schedule(lr=settings.lr, steps=settings.steps, grid=np.arange(settings.steps + 1)),
-        checkpoint=lambda t, th: record.append((th[0] @ hard, np.linalg.norm(th))),
+        checkpoint=checkpoint,
     )
-    return np.array(record).T
+    x, y, th = np.asarray(data["X"], dtype=np.float64), data["y"], final["theta"]
+    grad = float(np.linalg.norm(network.gradient(x, y, th, net.a, net.b, net.activation)))
+    lam = smallest_eigenvalue(x, y, th, net.a, net.b, net.activation)
+    return np.array(record).T, (grad, lam)
 
 
 def signal_cell(settings, delta, m0s, log=print):
@@ -115,7 +127,7 @@ def signal_cell(settings, delta, m0s, log=print):
     indexed [m₀, (seed,) t]."""
     s = settings
     out = {"d": s.d, "delta": delta, "m0": np.asarray(m0s, float), "steps": np.arange(s.steps + 1)}
-    theory_m, theory_norm2, theory_rho, theory_rho_sd, sim_m, sim_norm = [], [], [], [], [], []
+    theory_m, theory_norm2, theory_rho, theory_rho_sd, sim_m, sim_norm, sim_end = ([] for _ in range(7))
     for m0 in m0s:
         identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(m0))
         res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=m0, twins=True)
@@ -124,9 +136,11 @@ def signal_cell(settings, delta, m0s, log=print):
         mean, sd = finite_d_overlap(res, s.d)
         theory_rho.append(mean)
         theory_rho_sd.append(sd)
-        runs = np.array([planted_run(s, delta, seed, m0) for seed in range(s.trials)])
+        series, ends = zip(*(planted_run(s, delta, seed, m0) for seed in range(s.trials)), strict=True)
+        runs = np.array(series)
         sim_m.append(runs[:, 0])
         sim_norm.append(runs[:, 1])
+        sim_end.append(ends)
         log(f"m0={m0}: DMFT m(T)={res.m[-1]:.4f}, simulated {runs[:, 0, -1].mean():.4f}")
     return {
         **out,
@@ -136,4 +150,6 @@ def signal_cell(settings, delta, m0s, log=print):
         "theory_rho_finite_d_sd": np.array(theory_rho_sd),
         "sim_m": np.array(sim_m),
         "sim_norm": np.array(sim_norm),
+        "sim_end_grad": np.array(sim_end)[..., 0],
+        "sim_end_lambda_min": np.array(sim_end)[..., 1],
     }
