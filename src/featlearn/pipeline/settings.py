@@ -325,34 +325,34 @@ def escape_settings(config, model):
     )
 
 
-def prediction_settings(config, model):
-    """The prediction cells of ``model``: its conventions, and ``escape.prediction``'s numerics."""
-    spec = config["escape"]["prediction"]
-    fixed = {k: _frozen(spec[k]) for k in ("horizon", "n_paths", "samples", "rho_c", "d")}
+def _escape_model_settings(cls, config, model, kind, keys, **fixed):
+    """``cls`` for the cells of ``model`` in ``escape.<kind>``: the model's conventions and that
+    section's ``keys`` (experiment ``<kind>_<model>``)."""
+    spec = config["escape"][kind]
     return _build(
-        PredictionSettings,
+        cls,
         config,
         f"theory.models.{model}",
         _theory_spec(config, model),
-        f"prediction_{model}",
+        f"{kind}_{model}",
+        **{k: _frozen(spec[k]) for k in keys},
         **fixed,
+    )
+
+
+def prediction_settings(config, model):
+    """The prediction cells of ``model``: its conventions, and ``escape.prediction``'s numerics."""
+    return _escape_model_settings(
+        PredictionSettings, config, model, "prediction", ("horizon", "n_paths", "samples", "rho_c", "d")
     )
 
 
 def two_stage_settings(config, model):
     """The two-stage cells of ``model``: its conventions and escape/success levels, the dimensions
     of ``escape.prediction``, and ``escape.two_stage``'s numerics."""
-    spec = config["escape"]["two_stage"]
-    fixed = {k: _frozen(spec[k]) for k in ("horizon", "n_paths", "samples", "t0", "m0")}
-    return _build(
-        TwoStageSettings,
-        config,
-        f"theory.models.{model}",
-        _theory_spec(config, model),
-        f"two_stage_{model}",
-        d=_frozen(config["escape"]["prediction"]["d"]),
-        **fixed,
-    )
+    keys = ("horizon", "n_paths", "samples", "t0", "m0")
+    d = _frozen(config["escape"]["prediction"]["d"])
+    return _escape_model_settings(TwoStageSettings, config, model, "two_stage", keys, d=d)
 
 
 DEFAULT_REPORT = {"none": "half_mse", "second_moment": "relative", "variance": "variance"}
