@@ -161,6 +161,7 @@ rule escape_prediction_table:
         models=canonical(config["escape"]["prediction"]["models"]),
         settings=lambda w: {m: typed.prediction_settings(config, m).asdict() for m in config["escape"]["prediction"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
+        level="rho_c",
     threads: 1
     resources:
         mem_mb=1000,
@@ -203,7 +204,7 @@ rule escape_two_stage_table:
         "Two-stage prediction vs measured success and delta50(d): tables and figure"
     input:
         unpack(prediction_table_inputs("two_stage")),
-        code=code("escape_two_stage_table.py"),
+        code=code("escape_prediction_table.py"),
         theory=f"{RESULTS}/tables/theory_thresholds.csv",
     output:
         table=table_output(f"{RESULTS}/tables/escape_two_stage.csv"),
@@ -219,6 +220,7 @@ rule escape_two_stage_table:
         models=lambda w: canonical(config["escape"]["two_stage"]["models"]),
         settings=lambda w: {m: typed.two_stage_settings(config, m).asdict() for m in config["escape"]["two_stage"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
+        level="t0",
     threads: 1
     resources:
         mem_mb=1000,
@@ -226,4 +228,4 @@ rule escape_two_stage_table:
     conda:
         ENV
     script:
-        "../scripts/escape_two_stage_table.py"
+        "../scripts/escape_prediction_table.py"
