@@ -1,4 +1,5 @@
-"""The hard-coordinate process (theory.escape) against simulation, and its finite-d referee."""
+"""The hard-coordinate process (theory.escape) against simulation (gd.escape_runs), and its finite-d
+referee."""
 
 from pathlib import Path
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
+from featlearn.gd import escape_runs
 from featlearn.pipeline import settings
 from featlearn.theory import dmft, escape, linearisation
 
@@ -69,7 +71,7 @@ def test_dmft_with_signal_follows_a_planted_overlap():
     m0 = 0.3
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     planted = replace(
-        settings.escape_settings(config, "gelu_bump"),
+        settings.escape_settings(config, "gelu_bump", "signal"),
         experiment=REFEREE.experiment,
         d=400,
         steps=20,
@@ -77,7 +79,7 @@ def test_dmft_with_signal_follows_a_planted_overlap():
     )
     res = dmft.solve("gelu", "bump", 9.0, 1.0, planted.steps, 10_000, ("escape-test", 3), m0=m0)
     assert res.m[0] == m0 and np.all(res.rho <= 1)
-    simulated = [escape.planted_run(planted, 9.0, seed, m0)[0][0] for seed in range(planted.trials)]
+    simulated = [escape_runs.planted_run(planted, 9.0, seed, m0)[0][0] for seed in range(planted.trials)]
     assert all(run[0] == pytest.approx(m0) for run in simulated)
     np.testing.assert_allclose(res.m, np.mean(simulated, axis=0), atol=0.03)
 
@@ -112,10 +114,10 @@ def test_fluctuation_about_the_signal_trajectory_matches_planted_runs():
 
     m0, delta = 0.2, 9.0
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    base = settings.escape_settings(config, "gelu_bump")
+    base = settings.escape_settings(config, "gelu_bump", "signal")
     planted = replace(base, experiment=REFEREE.experiment, d=400, steps=10, trials=48)
     res = dmft.solve_for(planted, delta, planted.steps, 8000, ("escape-test", 7), m0=m0, twins=True)
-    runs = np.array([escape.planted_run(planted, delta, seed, m0)[0] for seed in range(planted.trials)])
+    runs = np.array([escape_runs.planted_run(planted, delta, seed, m0)[0] for seed in range(planted.trials)])
     simulated = np.var(np.sqrt(planted.d) * runs[:, 0, 1:], axis=0, ddof=1)
     np.testing.assert_allclose(np.diag(escape.covariance(res, 0.0))[1:], simulated, rtol=0.4)
     mean, _ = escape.finite_d_overlap(res, planted.d)
@@ -151,9 +153,9 @@ def test_a_planted_run_reports_where_it_ends():
     from featlearn.model import network
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    base = settings.escape_settings(config, "gelu")
+    base = settings.escape_settings(config, "gelu", "signal")
     planted = replace(base, experiment=REFEREE.experiment, d=40, steps=60, trials=1)
-    (series, (grad, lam)) = escape.planted_run(planted, 6.0, 0, 0.2)
+    (series, (grad, lam)) = escape_runs.planted_run(planted, 6.0, 0, 0.2)
     data, net = trials.trial_setup(planted, planted.d, 6.0, 0)
     hard = hard_directions(data["theta_star"], planted.link)[:, 0]
     theta = net.theta0 - np.outer(net.theta0 @ hard, hard) + 0.2 * hard

@@ -1,4 +1,4 @@
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
 from featlearn.hessian import spectrum as hessian
 from featlearn.model import network
-from featlearn.pipeline.settings import GDSettings, PlateauSettings
+from featlearn.pipeline.settings import PlateauSettings
 
 
 @pytest.mark.parametrize("m", [1, 2])
@@ -98,7 +98,7 @@ def test_grad_tol_stops_a_converged_run():
 def test_plateau_cell_stacks_seeds_that_stop_at_different_steps():
     from featlearn.hessian import plateau
 
-    base = {f.name: getattr(SETTINGS, f.name) for f in fields(GDSettings) if f.name != "origin"}
+    base = {k: v for k, v in SETTINGS.asdict().items() if k in PlateauSettings.field_names()}
     settings = PlateauSettings(
         **base | {"activation": "quad", "lr": 0.05, "steps": 3000},
         d=30,

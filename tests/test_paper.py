@@ -1,5 +1,6 @@
-"""The reproduction manuscript: no result number typed into its source, and the claim verdicts
-(each reachable, tolerances from the config)."""
+"""The reproduction manuscript: no result number typed into its source, no reference word printed
+twice, numbers written without exponents, and the claim verdicts (each reachable, tolerances from
+the config)."""
 
 import math
 import re
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from featlearn.analysis import claims
+from featlearn.analysis.manuscript_numbers import fmt, performance
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,6 +41,39 @@ def test_no_result_number_is_typed_into_the_manuscript():
 def test_the_digit_check_catches_a_typed_number():
     assert prose_digits("GeLU reaches δ ≈ 6.0 at d = 1000") == ["6.0", "1000"]
     assert prose_digits("see Fig 4 and $y = z^2 - 1$ // 3.6 in a comment") == []
+
+
+WORD_BEFORE_REFERENCE = re.compile(r"\b(Section|Sections|Sec\.|Figure|Fig\.|Table|Equation|Eq\.)\s+@")
+
+
+def test_no_reference_is_preceded_by_its_own_supplement():
+    """A typst reference ``@label`` prints its supplement ("Section 4"): a word typed before it
+    prints twice ("Section Section 4")."""
+    for path in (ROOT / "paper").glob("*.typ"):
+        assert WORD_BEFORE_REFERENCE.findall(path.read_text()) == [], path
+    assert WORD_BEFORE_REFERENCE.findall("the verdicts in Section @claims") == ["Section"]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2810.4, "2810"),
+        (999.7, "1000"),
+        (-12345.0, "-12345"),
+        (6.0, "6"),
+        (6.123, "6.12"),
+        (0.01234, "0.0123"),
+        (math.nan, "—"),
+        (None, "—"),
+    ],
+)
+def test_manuscript_numbers_have_no_exponent_for_large_values(value, text):
+    assert fmt(value) == text
+
+
+def test_memory_and_time_print_without_exponent():
+    perf = performance([("a.tsv", 75000.0, 2810.4), ("b.tsv", 60.0, 120.0)])
+    assert perf == {"jobs": "2", "cpu_minutes": "1251", "peak_rss_mb": "2810"}
 
 
 def _results(thresholds=(), delta_alg=(), **tables):
@@ -121,3 +156,12 @@ def test_every_tolerance_in_the_config_is_used_by_a_claim():
     source = (ROOT / "src" / "featlearn" / "analysis" / "claims.py").read_text()
     for key in TOL:
         assert f'"{key}"' in source, key
+
+
+def test_claim_texts_have_no_exponent_for_large_values():
+    cells = [
+        {"escaped": 5, "d": 1000, "delta": 5.0, "escape_step_median": 2810.0},
+        {"escaped": 5, "d": 1000, "delta": 7.0, "escape_step_median": 40.0},
+    ]
+    row = claims.claim_escape_time(_results(**{"gelu_cells.csv": cells}), TOL, "gelu")
+    assert "median escape step 2810 at δ=5" in row["measured"] and "e+" not in row["measured"]

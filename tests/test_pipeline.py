@@ -109,12 +109,14 @@ def test_gd_runtime_bound_counts_steps_width_and_job_start():
 
 def test_expected_time_scales_the_nearest_measured_job():
     """plan eq. (E): same rule and family, same δ preferred; no counterpart: the upper bound."""
-    from featlearn.plan import Job, Reference, expected_seconds
+    from featlearn.pipeline.jobs import KIND, Job
+    from featlearn.plan import Reference, expected_seconds
 
     start = resources.JOB_START
 
     def job(family, d, delta, seconds):
-        return Job("sweep_cell", family, d, delta, f"{family}/{d}_{delta}.tsv", 1, 100, seconds)
+        cell = {"sweep": family, "d": str(d), "delta": f"{delta:g}"}
+        return Job(KIND["sweep_cell"], cell, None, 1, 100, seconds)
 
     measured = start + 10.0
     reference = Reference(

@@ -1,12 +1,10 @@
-from dataclasses import fields
-
 import numpy as np
 from test_engine import SETTINGS
 
-from featlearn.pipeline.settings import GDSettings, RefereeSettings
+from featlearn.pipeline.settings import RefereeSettings
 from featlearn.theory.referee import trajectory_cell
 
-BASE = {f.name: getattr(SETTINGS, f.name) for f in fields(GDSettings) if f.name != "origin"}
+BASE = {k: v for k, v in SETTINGS.asdict().items() if k in RefereeSettings.field_names()}
 REFEREE = RefereeSettings(
     **BASE | {"link": "bump", "n_test": 50, "steps": 8}, d=40, seeds=2, spectrum_steps=(2, 8), k=2
 )

@@ -1,12 +1,18 @@
 """The ``warm()`` functions of the package's modules together compile every numba kernel that Python
 calls (no job compiles one itself); helper kernels called only from other kernels are compiled
-into those.
+into those.  The kernels are cached where the job says (``io.job.use_kernel_cache``), which works
+only before numba is imported: no script imports it earlier.
 
 Run in a fresh interpreter: other tests in this process compile kernels too.
 """
 
+import ast
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CHECK = """
 import importlib, pkgutil
@@ -32,10 +38,15 @@ print("MISSING", missing)
 """
 
 
-def run_check(skip_dmft):
-    proc = subprocess.run(
-        [sys.executable, "-c", f"SKIP = {skip_dmft}\n" + CHECK], capture_output=True, text=True, timeout=600
+def run_python(code, *args):
+    """Run ``code`` in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, timeout=600
     )
+
+
+def run_check(skip_dmft):
+    proc = run_python(f"SKIP = {skip_dmft}\n" + CHECK)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -46,3 +57,41 @@ def test_every_numba_kernel_is_compiled_by_the_warm_up():
 
 def test_the_check_sees_a_kernel_the_warm_up_leaves_out():
     assert "featlearn.theory.dmft.response_step" in run_check(True)
+
+
+def test_kernels_are_cached_in_the_directory_the_job_sets(tmp_path):
+    proc = run_python(
+        "import sys\n"
+        "from featlearn.io.job import use_kernel_cache\n"
+        "use_kernel_cache(sys.argv[1])\n"
+        "from featlearn.model import activations\n"
+        "activations.warm()\n",
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert any(tmp_path.rglob("activations.*.nbi")), sorted(tmp_path.rglob("*"))
+
+
+def test_setting_the_kernel_cache_after_numba_is_imported_fails():
+    proc = run_python("import numba\nfrom featlearn.io.job import use_kernel_cache\nuse_kernel_cache('x')")
+    assert proc.returncode != 0 and "numba was imported before its kernel cache" in proc.stderr
+
+
+def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
+    """The module-level imports of every script that sets the kernel cache (``start_job``,
+    ``use_kernel_cache``) leave numba unimported: the featlearn modules it runs are imported after."""
+    scripts = [
+        p
+        for p in (ROOT / "workflow" / "scripts").glob("*.py")
+        if re.search(r"start_job|use_kernel_cache", p.read_text())
+    ]
+    assert len(scripts) >= 10
+    imports = [
+        ast.unparse(node)
+        for p in scripts
+        for node in ast.parse(p.read_text()).body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    proc = run_python("\n".join([*imports, "import sys", "print('numba' in sys.modules)"]))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False"]

@@ -9,6 +9,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 
 from featlearn.pipeline import checks, manifest
+from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.deps import module_closure, module_names
@@ -71,9 +72,7 @@ def kernel_cache_dir(ready):
     return os.path.splitext(ready)[0]
 
 
-def fmt(value):
-    """Canonical text of a number in a file name (δ = 6.0 -> '6')."""
-    return f"{float(value):g}"
+fmt = registry.fmt
 
 
 def canonical(params):
@@ -84,10 +83,7 @@ def canonical(params):
 
 def sweep_cells(name):
     """Result files of every (d, δ) cell of sweep ``name``."""
-    spec = config["sweeps"][name]
-    return [
-        f"{RESULTS}/sweeps/{name}/d{d}_delta{fmt(delta)}.npz" for d in spec["d"] for delta in spec["delta"]
-    ]
+    return job_outputs("sweep_cell", sweep=name)
 
 
 def sweep_of_figure(stem):
@@ -148,28 +144,11 @@ def report_caption(wildcards, output):
     return "\n\n".join(lines)
 
 
-def main_n_paths(model):
-    """The model's main number of DMFT paths N (its own ``n_paths`` or the global one)."""
-    return config["theory"]["models"][model].get("n_paths", config["theory"]["n_paths"])
-
-
-def theory_n_paths(model):
-    """Every N the DMFT of ``model`` is solved with (the main value first)."""
-    main = main_n_paths(model)
-    return [main] + [n for n in config["theory"]["n_paths_scan"] if n != main]
-
-
-def theory_sim_cells(model):
-    spec = config["theory"]["simulation"]
-    return [f"{RESULTS}/theory/sim/{model}/delta{fmt(dl)}.npz" for dl in spec["delta"].get(model, [])]
-
-
 def theory_inputs():
-    models = config["theory"]["models"]
     return {
-        "dmft": [f"{RESULTS}/theory/dmft/{m}_N{n}.npz" for m in models for n in theory_n_paths(m)],
-        "fixed_point": [f"{RESULTS}/theory/fixed_point/{m}.npz" for m in models],
-        "sim": [f for m in models for f in theory_sim_cells(m)],
+        "dmft": job_outputs("dmft_model"),
+        "fixed_point": job_outputs("fixed_point_model"),
+        "sim": job_outputs("theory_sim_cell"),
     }
 
 
@@ -178,55 +157,65 @@ def theory_model_params():
     models = sorted(config["theory"]["models"])
     return (
         {m: typed.theory_model_settings(config, m).asdict() for m in models},
-        {m: main_n_paths(m) for m in models},
+        {m: registry.main_n_paths(config, m) for m in models},
     )
 
 
-# Resources of the parametrised jobs (formulas: featlearn.pipeline.resources).
-
-def sweep_cell_mem_mb(w):
-    s = typed.sweep_settings(config, w.sweep)
-    return estimate.gd_cell_mem_mb(int(w.d), float(w.delta), s.n_test, s.dtype)
+# The compute jobs: paths, settings and resources from the job registry (featlearn.pipeline.jobs).
 
 
-def sweep_cell_runtime(w):
-    s = typed.sweep_settings(config, w.sweep)
-    return estimate.gd_cell_runtime(int(w.d), float(w.delta), s.dtype, s.steps, s.trials, s.m)
+def job_output(rule):
+    return registry.KIND[rule].pattern("output")
 
 
-def grokking_mem_mb(w):
-    s = typed.long_run_settings(config, w.name)
-    return estimate.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype)
+def job_log(rule):
+    return registry.KIND[rule].pattern("log")
 
 
-def grokking_runtime(w):
-    s = typed.long_run_settings(config, w.name)
-    return estimate.gd_cell_runtime(s.d, s.delta, s.dtype, s.steps, 1, s.m)
+def job_benchmark(rule):
+    return registry.KIND[rule].pattern("benchmark")
+
+
+def job_constraints(rule):
+    return dict(registry.KIND[rule].constraints)
+
+
+def job_params(rule):
+    """The job's params: ``settings`` (exactly the fields its code reads) and the registry's extra
+    values, one input function each."""
+    kind = registry.KIND[rule]
+
+    def param(name):
+        return lambda w: kind.params(config, w)[name]
+
+    return {name: param(name) for name in ("settings", *kind.extra_names)}
+
+
+def job_cost(rule, w):
+    kind = registry.KIND[rule]
+    return kind.cost(config, w, kind.settings(config, w))
+
+
+def job_mem_mb(rule):
+    return lambda w: int(job_cost(rule, w)[0])
+
+
+def job_runtime(rule):
+    return lambda w: estimate.minutes(job_cost(rule, w)[1])
+
+
+def job_outputs(rule, **match):
+    """Outputs of the jobs of ``rule`` whose wildcards match (e.g. ``model="gelu"``)."""
+    return registry.outputs(config, rule, **match)
 
 
 def escape_cells(kind):
     """Cells of the linear stage (``escape.cases``) or of the DMFT with signal (``escape.signal.cases``)."""
-    cases = config["escape"]["cases"] if kind == "linear" else config["escape"]["signal"]["cases"]
-    return [f"{RESULTS}/escape/{kind}/{m}/delta{fmt(dl)}.npz" for m in sorted(cases) for dl in cases[m]]
-
-
-def escape_resources(w, kind):
-    """(mem_mb, seconds) of an escape cell (``resources.escape_cell``)."""
-    s = typed.escape_settings(config, w.model)
-    return estimate.escape_cell(kind, s, float(w.delta), config["escape"]["signal"]["m0"])
-
-
-def escape_mem_mb(w, kind):
-    return escape_resources(w, kind)[0]
-
-
-def escape_runtime(w, kind):
-    return estimate.minutes(escape_resources(w, kind)[1])
+    return job_outputs(f"escape_{kind}_cell")
 
 
 def prediction_cells(model, kind="prediction"):
-    deltas = config["escape"][kind]["models"][model]["delta"]
-    return [f"{RESULTS}/escape/{kind}/{model}/delta{fmt(dl)}.npz" for dl in deltas]
+    return job_outputs(f"escape_{kind}_cell", model=model)
 
 
 def prediction_table_inputs(kind):
@@ -243,75 +232,13 @@ def prediction_table_inputs(kind):
     return inputs
 
 
-def prediction_mem_mb(w):
-    s = typed.prediction_settings(config, w.model)
-    return estimate.prediction_mem_mb(s.n_paths, s.horizon, s.samples)
-
-
-def prediction_runtime(w):
-    s = typed.prediction_settings(config, w.model)
-    return estimate.minutes(estimate.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c)))
-
-
-def two_stage_mem_mb(w):
-    s = typed.two_stage_settings(config, w.model)
-    return estimate.dmft_mem_mb(s.n_paths, s.horizon)
-
-
-def two_stage_runtime(w):
-    s = typed.two_stage_settings(config, w.model)
-    return estimate.minutes(estimate.two_stage_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0)))
-
-
 def convention_scans():
     """Every scan of the convention explorer (none without a ``conventions`` section)."""
-    spec = config.get("conventions")
-    if not spec:
-        return []
-    return [
-        f"{RESULTS}/conventions/scan/{name}/{act}_d{d}.npz"
-        for name in spec["grid"]
-        for act in spec["activations"]
-        for d in spec["d"]
-    ]
+    return job_outputs("convention_scan")
 
 
 def convention_plateaus():
-    spec = config.get("conventions")
-    return [f"{RESULTS}/conventions/plateau/{name}.npz" for name in spec["grid"]] if spec else []
-
-
-def convention_scan_cells(w):
-    """(settings, number of scanned δ, largest δ) of a scan: the coarse grid plus the refinements,
-    whose largest is at most the coarse grid's end times the largest factor."""
-    s = typed.convention_settings(config, w.convention, w.activation)
-    spec = config["conventions"]
-    return s, *estimate.scan_extent(spec["coarse"][w.activation], spec["refine"])
-
-
-def convention_scan_mem_mb(w):
-    s, _, largest = convention_scan_cells(w)
-    return estimate.gd_cell_mem_mb(int(w.d), largest, s.n_test, s.dtype)
-
-
-def convention_scan_runtime(w):
-    s, cells, largest = convention_scan_cells(w)
-    return estimate.minutes(cells * estimate.gd_cell_seconds(int(w.d), largest, s.dtype, s.steps, s.trials, s.m))
-
-
-def convention_plateau_settings(w):
-    p = config["conventions"]["plateau"]
-    return typed.convention_settings(config, w.convention, p["activation"], steps=p["steps"])
-
-
-def convention_plateau_mem_mb(w):
-    s, p = convention_plateau_settings(w), config["conventions"]["plateau"]
-    return estimate.gd_cell_mem_mb(p["d"], p["delta"], s.n_test, s.dtype)
-
-
-def convention_plateau_runtime(w):
-    s, p = convention_plateau_settings(w), config["conventions"]["plateau"]
-    return estimate.gd_cell_runtime(p["d"], p["delta"], s.dtype, s.steps, 1, s.m)
+    return job_outputs("convention_plateau")
 
 
 def claim_roles():
@@ -335,8 +262,7 @@ def claims_inputs(w):
 
 
 def landscape_cells():
-    spec = config["landscape"]
-    return [f"{RESULTS}/landscape/{spec['activation']}/delta{fmt(dl)}.npz" for dl in spec["delta"]]
+    return job_outputs("landscape_cell")
 
 
 THEORY_KINDS = manifest.THEORY_KINDS
@@ -362,27 +288,3 @@ def all_targets():
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets
-
-
-def plateau_mem_mb(w):
-    s = typed.plateau_settings(config, w.activation)
-    return estimate.restricted_mem_mb(s.d, float(w.delta), s.m)
-
-
-def landscape_runtime(w):
-    s = typed.plateau_settings(config, w.activation)
-    return estimate.minutes(estimate.landscape_seconds(s.d, float(w.delta), s.steps, s.m))
-
-
-def plateau_runtime(w):
-    s = typed.plateau_settings(config, w.activation)
-    return estimate.restricted_runtime(s.d, float(w.delta), s.steps, s.seeds, s.checkpoints + 1, s.m)
-
-
-def referee_mem_mb(w):
-    return estimate.restricted_mem_mb(config["theory"]["simulation"]["d"], float(w.delta))
-
-
-def referee_runtime(w):
-    s = typed.referee_settings(config, w.model)
-    return estimate.restricted_runtime(s.d, float(w.delta), s.steps, s.seeds, len(s.spectrum_steps))

@@ -13,24 +13,20 @@ rule convention_scan:
         code=code("convention_scan.py"),
         cache=kernel_cache("convention_scan"),
     output:
-        f"{RESULTS}/conventions/scan/{{convention}}/{{activation}}_d{{d}}.npz",
+        job_output("convention_scan"),
     log:
-        f"{RESULTS}/logs/conventions/scan_{{convention}}_{{activation}}_d{{d}}.log",
+        job_log("convention_scan"),
     benchmark:
-        f"{RESULTS}/benchmarks/conventions/scan_{{convention}}_{{activation}}_d{{d}}.tsv"
+        job_benchmark("convention_scan")
     wildcard_constraints:
-        activation=r"[a-z0-9]+",
-        d=r"\d+",
+        **job_constraints("convention_scan"),
     params:
-        settings=lambda w: typed.convention_settings(config, w.convention, w.activation).asdict(),
-        coarse=lambda w: config["conventions"]["coarse"][w.activation],
-        refine=lambda w: config["conventions"]["refine"],
-        rule=lambda w: typed.convention_keys(config, w.convention)["success"],
+        **job_params("convention_scan"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: convention_scan_mem_mb(w),
-        runtime=lambda w: convention_scan_runtime(w),
+        mem_mb=job_mem_mb("convention_scan"),
+        runtime=job_runtime("convention_scan"),
     conda:
         ENV
     script:
@@ -44,20 +40,18 @@ rule convention_plateau:
         code=code("convention_plateau.py"),
         cache=kernel_cache("convention_plateau"),
     output:
-        f"{RESULTS}/conventions/plateau/{{convention}}.npz",
+        job_output("convention_plateau"),
     log:
-        f"{RESULTS}/logs/conventions/plateau_{{convention}}.log",
+        job_log("convention_plateau"),
     benchmark:
-        f"{RESULTS}/benchmarks/conventions/plateau_{{convention}}.tsv"
+        job_benchmark("convention_plateau")
     params:
-        settings=lambda w: convention_plateau_settings(w).asdict(),
-        convention=lambda w: canonical(typed.convention_keys(config, w.convention)),
-        plateau=canonical(config["conventions"]["plateau"]) if "conventions" in config else {},
+        **job_params("convention_plateau"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: convention_plateau_mem_mb(w),
-        runtime=lambda w: convention_plateau_runtime(w),
+        mem_mb=job_mem_mb("convention_plateau"),
+        runtime=job_runtime("convention_plateau"),
     conda:
         ENV
     script:

@@ -34,17 +34,17 @@ rule grokking_dataset:
     input:
         code=code("make_dataset.py"),
     output:
-        directory(f"{RESULTS}/data/{{name}}"),
+        directory(job_output("grokking_dataset")),
     log:
-        f"{RESULTS}/logs/grokking_dataset/{{name}}.log",
+        job_log("grokking_dataset"),
     benchmark:
-        f"{RESULTS}/benchmarks/grokking_dataset/{{name}}.tsv"
+        job_benchmark("grokking_dataset")
     params:
-        settings=lambda w: typed.long_run_settings(config, w.name).asdict(),
+        **job_params("grokking_dataset"),
     threads: 1
     resources:
-        mem_mb=lambda w: grokking_mem_mb(w),
-        runtime=10,
+        mem_mb=job_mem_mb("grokking_dataset"),
+        runtime=job_runtime("grokking_dataset"),
     conda:
         ENV
     script:

@@ -13,20 +13,20 @@ rule escape_linear_cell:
         code=code("escape_linear_cell.py"),
         cache=kernel_cache("escape_linear_cell"),
     output:
-        f"{RESULTS}/escape/linear/{{model}}/delta{{delta}}.npz",
+        job_output("escape_linear_cell"),
     log:
-        f"{RESULTS}/logs/escape/linear_{{model}}_delta{{delta}}.log",
+        job_log("escape_linear_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/escape/linear_{{model}}_delta{{delta}}.tsv"
+        job_benchmark("escape_linear_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("escape_linear_cell"),
     params:
-        settings=lambda w: typed.escape_settings(config, w.model).asdict(),
+        **job_params("escape_linear_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: escape_mem_mb(w, "linear"),
-        runtime=lambda w: escape_runtime(w, "linear"),
+        mem_mb=job_mem_mb("escape_linear_cell"),
+        runtime=job_runtime("escape_linear_cell"),
     conda:
         ENV
     script:
@@ -67,21 +67,20 @@ rule escape_signal_cell:
         code=code("escape_signal_cell.py"),
         cache=kernel_cache("escape_signal_cell"),
     output:
-        f"{RESULTS}/escape/signal/{{model}}/delta{{delta}}.npz",
+        job_output("escape_signal_cell"),
     log:
-        f"{RESULTS}/logs/escape/signal_{{model}}_delta{{delta}}.log",
+        job_log("escape_signal_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/escape/signal_{{model}}_delta{{delta}}.tsv"
+        job_benchmark("escape_signal_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("escape_signal_cell"),
     params:
-        settings=lambda w: typed.escape_settings(config, w.model).asdict(),
-        m0=config["escape"]["signal"]["m0"],
+        **job_params("escape_signal_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: escape_mem_mb(w, "signal"),
-        runtime=lambda w: escape_runtime(w, "signal"),
+        mem_mb=job_mem_mb("escape_signal_cell"),
+        runtime=job_runtime("escape_signal_cell"),
     conda:
         ENV
     script:
@@ -121,20 +120,20 @@ rule escape_prediction_cell:
         code=code("escape_prediction_cell.py"),
         cache=kernel_cache("escape_prediction_cell"),
     output:
-        f"{RESULTS}/escape/prediction/{{model}}/delta{{delta}}.npz",
+        job_output("escape_prediction_cell"),
     log:
-        f"{RESULTS}/logs/escape/prediction_{{model}}_delta{{delta}}.log",
+        job_log("escape_prediction_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/escape/prediction_{{model}}_delta{{delta}}.tsv"
+        job_benchmark("escape_prediction_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("escape_prediction_cell"),
     params:
-        settings=lambda w: typed.prediction_settings(config, w.model).asdict(),
+        **job_params("escape_prediction_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: prediction_mem_mb(w),
-        runtime=lambda w: prediction_runtime(w),
+        mem_mb=job_mem_mb("escape_prediction_cell"),
+        runtime=job_runtime("escape_prediction_cell"),
     conda:
         ENV
     script:
@@ -179,20 +178,20 @@ rule escape_two_stage_cell:
         code=code("escape_two_stage_cell.py"),
         cache=kernel_cache("escape_two_stage_cell"),
     output:
-        f"{RESULTS}/escape/two_stage/{{model}}/delta{{delta}}.npz",
+        job_output("escape_two_stage_cell"),
     log:
-        f"{RESULTS}/logs/escape/two_stage_{{model}}_delta{{delta}}.log",
+        job_log("escape_two_stage_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/escape/two_stage_{{model}}_delta{{delta}}.tsv"
+        job_benchmark("escape_two_stage_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("escape_two_stage_cell"),
     params:
-        settings=lambda w: typed.two_stage_settings(config, w.model).asdict(),
+        **job_params("escape_two_stage_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: two_stage_mem_mb(w),
-        runtime=lambda w: two_stage_runtime(w),
+        mem_mb=job_mem_mb("escape_two_stage_cell"),
+        runtime=job_runtime("escape_two_stage_cell"),
     conda:
         ENV
     script:

@@ -108,9 +108,8 @@ rule hessian_spectrum_figure:
     input:
         code=code("plot_hessian_spectrum.py"),
         cells=[
-            f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
-            for act, pair in config["hessian"]["histogram"].items()
-            for dl in pair
+            f for act, pair in config["hessian"]["histogram"].items() for dl in pair
+            for f in job_outputs("hessian_cell", activation=act, delta=dl)
         ],
     output:
         figure_outputs("fig7_hessian_spectrum"),
@@ -186,11 +185,7 @@ rule hessian_trajectory_figure:
         "Drawing the spectrum along restricted GD"
     input:
         code=code("plot_hessian_trajectory.py"),
-        cells=[
-            f"{RESULTS}/hessian/{act}/delta{fmt(dl)}.npz"
-            for act, deltas in config["hessian"]["delta"].items()
-            for dl in deltas
-        ],
+        cells=job_outputs("hessian_cell"),
     output:
         figure_outputs("extra_hessian_trajectory"),
     log:

@@ -13,20 +13,20 @@ rule hessian_cell:
         code=code("hessian_cell.py"),
         cache=kernel_cache("hessian_cell"),
     output:
-        f"{RESULTS}/hessian/{{activation}}/delta{{delta}}.npz",
+        job_output("hessian_cell"),
     log:
-        f"{RESULTS}/logs/hessian/{{activation}}/delta{{delta}}.log",
+        job_log("hessian_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/hessian/{{activation}}/delta{{delta}}.tsv"
+        job_benchmark("hessian_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("hessian_cell"),
     params:
-        settings=lambda w: typed.plateau_settings(config, w.activation).asdict(),
+        **job_params("hessian_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: plateau_mem_mb(w),
-        runtime=lambda w: plateau_runtime(w),
+        mem_mb=job_mem_mb("hessian_cell"),
+        runtime=job_runtime("hessian_cell"),
     conda:
         ENV
     script:
@@ -38,9 +38,7 @@ rule hessian_table:
         "Collecting the plateau spectra of {wildcards.activation}"
     input:
         code=code("hessian_table.py"),
-        cells=lambda w: [
-            f"{RESULTS}/hessian/{w.activation}/delta{fmt(dl)}.npz" for dl in config["hessian"]["delta"][w.activation]
-        ],
+        cells=lambda w: job_outputs("hessian_cell", activation=w.activation),
     output:
         table_output(f"{RESULTS}/tables/hessian_{{activation}}.csv"),
     log:
@@ -66,20 +64,20 @@ rule landscape_cell:
         code=code("landscape_cell.py"),
         cache=kernel_cache("landscape_cell"),
     output:
-        f"{RESULTS}/landscape/{{activation}}/delta{{delta}}.npz",
+        job_output("landscape_cell"),
     log:
-        f"{RESULTS}/logs/landscape/{{activation}}/delta{{delta}}.log",
+        job_log("landscape_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/landscape/{{activation}}/delta{{delta}}.tsv"
+        job_benchmark("landscape_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("landscape_cell"),
     params:
-        settings=lambda w: typed.plateau_settings(config, w.activation).asdict(),
+        **job_params("landscape_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: plateau_mem_mb(w),
-        runtime=lambda w: landscape_runtime(w),
+        mem_mb=job_mem_mb("landscape_cell"),
+        runtime=job_runtime("landscape_cell"),
     conda:
         ENV
     script:

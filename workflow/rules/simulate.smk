@@ -8,21 +8,20 @@ rule sweep_cell:
         code=code("run_cell.py"),
         cache=kernel_cache("run_cell"),
     output:
-        f"{RESULTS}/sweeps/{{sweep}}/d{{d}}_delta{{delta}}.npz",
+        job_output("sweep_cell"),
     log:
-        f"{RESULTS}/logs/sweeps/{{sweep}}/d{{d}}_delta{{delta}}.log",
+        job_log("sweep_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/sweeps/{{sweep}}/d{{d}}_delta{{delta}}.tsv"
+        job_benchmark("sweep_cell")
     wildcard_constraints:
-        d=r"\d+",
-        delta=r"[0-9.]+",
+        **job_constraints("sweep_cell"),
     params:
-        settings=lambda w: typed.sweep_settings(config, w.sweep).asdict(),
+        **job_params("sweep_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: sweep_cell_mem_mb(w),
-        runtime=lambda w: sweep_cell_runtime(w),
+        mem_mb=job_mem_mb("sweep_cell"),
+        runtime=job_runtime("sweep_cell"),
     conda:
         ENV
     script:
@@ -37,18 +36,18 @@ rule grokking_run:
         data=f"{RESULTS}/data/{{name}}",
         cache=kernel_cache("run_grokking"),
     output:
-        f"{RESULTS}/grokking/{{name}}.npz",
+        job_output("grokking_run"),
     log:
-        f"{RESULTS}/logs/grokking/{{name}}.log",
+        job_log("grokking_run"),
     benchmark:
-        f"{RESULTS}/benchmarks/grokking/{{name}}.tsv"
+        job_benchmark("grokking_run")
     params:
-        settings=lambda w: typed.long_run_settings(config, w.name).asdict(),
+        **job_params("grokking_run"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: grokking_mem_mb(w),
-        runtime=lambda w: grokking_runtime(w),
+        mem_mb=job_mem_mb("grokking_run"),
+        runtime=job_runtime("grokking_run"),
     conda:
         ENV
     script:

@@ -11,21 +11,19 @@ rule spectral_overlap:
     input:
         code=code("spectral_overlap.py"),
     output:
-        f"{RESULTS}/spectral/overlap_d{{d}}.csv",
+        job_output("spectral_overlap"),
     log:
-        f"{RESULTS}/logs/spectral/overlap_d{{d}}.log",
+        job_log("spectral_overlap"),
     benchmark:
-        f"{RESULTS}/benchmarks/spectral/overlap_d{{d}}.tsv"
+        job_benchmark("spectral_overlap")
     wildcard_constraints:
-        d=r"\d+",
+        **job_constraints("spectral_overlap"),
     params:
-        settings=typed.spectral_settings(config).asdict(),
+        **job_params("spectral_overlap"),
     threads: 1
     resources:
-        mem_mb=lambda w: estimate.spectral_mem_mb(int(w.d), max(config["spectral"]["delta"])),
-        runtime=lambda w: estimate.minutes(
-            estimate.spectral_seconds(int(w.d), config["spectral"]["delta"], config["spectral"]["trials"])
-        ),
+        mem_mb=job_mem_mb("spectral_overlap"),
+        runtime=job_runtime("spectral_overlap"),
     conda:
         ENV
     script:

@@ -12,26 +12,20 @@ rule dmft_model:
         code=code("dmft_model.py"),
         cache=kernel_cache("dmft_model"),
     output:
-        f"{RESULTS}/theory/dmft/{{model}}_N{{n_paths}}.npz",
+        job_output("dmft_model"),
     log:
-        f"{RESULTS}/logs/theory/dmft_{{model}}_N{{n_paths}}.log",
+        job_log("dmft_model"),
     benchmark:
-        f"{RESULTS}/benchmarks/theory/dmft_{{model}}_N{{n_paths}}.tsv"
+        job_benchmark("dmft_model")
     wildcard_constraints:
-        n_paths=r"[0-9]+",
+        **job_constraints("dmft_model"),
     params:
-        settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
-        deltas=lambda w: config["theory"]["models"][w.model]["delta"],
-        horizon=config["theory"]["horizon"],
+        **job_params("dmft_model"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: estimate.dmft_mem_mb(int(w.n_paths), config["theory"]["horizon"]),
-        runtime=lambda w: estimate.minutes(
-            estimate.dmft_seconds(
-                int(w.n_paths), config["theory"]["horizon"], len(config["theory"]["models"][w.model]["delta"])
-            )
-        ),
+        mem_mb=job_mem_mb("dmft_model"),
+        runtime=job_runtime("dmft_model"),
     conda:
         ENV
     script:
@@ -45,20 +39,18 @@ rule fixed_point_model:
         code=code("fixed_point_model.py"),
         cache=kernel_cache("fixed_point_model"),
     output:
-        f"{RESULTS}/theory/fixed_point/{{model}}.npz",
+        job_output("fixed_point_model"),
     log:
-        f"{RESULTS}/logs/theory/fixed_point_{{model}}.log",
+        job_log("fixed_point_model"),
     benchmark:
-        f"{RESULTS}/benchmarks/theory/fixed_point_{{model}}.tsv"
+        job_benchmark("fixed_point_model")
     params:
-        settings=lambda w: typed.theory_model_settings(config, w.model).asdict(),
-        deltas=lambda w: config["theory"]["models"][w.model]["delta"],
-        nodes=config["theory"]["fixed_point_nodes"],
+        **job_params("fixed_point_model"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=1500,
-        runtime=60,
+        mem_mb=job_mem_mb("fixed_point_model"),
+        runtime=job_runtime("fixed_point_model"),
     conda:
         ENV
     script:
@@ -72,20 +64,20 @@ rule theory_sim_cell:
         code=code("theory_sim_cell.py"),
         cache=kernel_cache("theory_sim_cell"),
     output:
-        f"{RESULTS}/theory/sim/{{model}}/delta{{delta}}.npz",
+        job_output("theory_sim_cell"),
     log:
-        f"{RESULTS}/logs/theory/sim_{{model}}_delta{{delta}}.log",
+        job_log("theory_sim_cell"),
     benchmark:
-        f"{RESULTS}/benchmarks/theory/sim_{{model}}_delta{{delta}}.tsv"
+        job_benchmark("theory_sim_cell")
     wildcard_constraints:
-        delta=r"[0-9.]+",
+        **job_constraints("theory_sim_cell"),
     params:
-        settings=lambda w: typed.referee_settings(config, w.model).asdict(),
+        **job_params("theory_sim_cell"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=lambda w: referee_mem_mb(w),
-        runtime=lambda w: referee_runtime(w),
+        mem_mb=job_mem_mb("theory_sim_cell"),
+        runtime=job_runtime("theory_sim_cell"),
     conda:
         ENV
     script:

@@ -1,10 +1,14 @@
 from featlearn.io.job import start_job
 
-sm = snakemake  # noqa: F821
-log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
-from featlearn.io.cells import run_delta_cell  # noqa: E402
-from featlearn.pipeline.settings import EscapeSettings  # noqa: E402
-from featlearn.theory.escape import signal_cell  # noqa: E402
+def main(sm):
+    log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
+    from featlearn.gd.escape_runs import signal_cell
+    from featlearn.io.cells import run_delta_cell
+    from featlearn.pipeline.settings import EscapeSignalSettings
 
-run_delta_cell(sm, EscapeSettings, lambda s, delta, log: signal_cell(s, delta, sm.params.m0, log), log)
+    m0s = sm.params.m0
+    run_delta_cell(sm, EscapeSignalSettings, lambda s, delta, log: signal_cell(s, delta, m0s, log), log)
+
+
+main(snakemake)  # noqa: F821

@@ -1,10 +1,13 @@
 from featlearn.io.job import start_job
 
-sm = snakemake  # noqa: F821
-log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
-from featlearn.hessian.landscape import landscape_cell  # noqa: E402
-from featlearn.io.cells import run_delta_cell  # noqa: E402
-from featlearn.pipeline.settings import PlateauSettings  # noqa: E402
+def main(sm):
+    log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
+    from featlearn.hessian.landscape import landscape_cell
+    from featlearn.io.cells import run_delta_cell
+    from featlearn.pipeline.settings import PlateauSettings
 
-run_delta_cell(sm, PlateauSettings, landscape_cell, log)
+    run_delta_cell(sm, PlateauSettings, landscape_cell, log)
+
+
+main(snakemake)  # noqa: F821

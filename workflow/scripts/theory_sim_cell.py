@@ -1,10 +1,13 @@
 from featlearn.io.job import start_job
 
-sm = snakemake  # noqa: F821
-log = start_job(sm)  # before any kernel module is imported (numba cache dir)
 
-from featlearn.io.cells import run_delta_cell  # noqa: E402
-from featlearn.pipeline.settings import RefereeSettings  # noqa: E402
-from featlearn.theory.referee import trajectory_cell  # noqa: E402
+def main(sm):
+    log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
+    from featlearn.io.cells import run_delta_cell
+    from featlearn.pipeline.settings import RefereeSettings
+    from featlearn.theory.referee import trajectory_cell
 
-run_delta_cell(sm, RefereeSettings, trajectory_cell, log)
+    run_delta_cell(sm, RefereeSettings, trajectory_cell, log)
+
+
+main(snakemake)  # noqa: F821

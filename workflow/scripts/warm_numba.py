@@ -1,11 +1,9 @@
-import os
+from featlearn.io.job import logger, use_kernel_cache
+from featlearn.io.warmup import warm_modules
 
-os.environ["NUMBA_CACHE_DIR"] = snakemake.params.cache_dir  # noqa: F821  (before numba is imported)
-
-from featlearn.io.job import logger  # noqa: E402
-from featlearn.io.warmup import warm_modules  # noqa: E402
-
-log = logger(snakemake.log[0])  # noqa: F821
-log(f"compiling the kernels of {snakemake.wildcards.script}.py into {snakemake.params.cache_dir}")  # noqa: F821
-warm_modules(snakemake.params.modules, log)  # noqa: F821
+sm = snakemake  # noqa: F821
+use_kernel_cache(sm.params.cache_dir)  # before warm_modules imports numba
+log = logger(sm.log[0])
+log(f"compiling the kernels of {sm.wildcards.script}.py into {sm.params.cache_dir}")
+warm_modules(sm.params.modules, log)
 log("done")

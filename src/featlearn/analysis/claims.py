@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from featlearn.analysis.criteria import agrees, allowed_gap
+from featlearn.analysis.formatting import significant
 from featlearn.analysis.thresholds import FITTED
 
 REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED = (
@@ -25,13 +27,14 @@ VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED)
 
 
 def closeness(value, error, target, tolerance):
-    """Verdict of value ± error against target: |Δ| ≤ max(2σ, tol) reproduced, ≤ 2·max(2σ, tol)
-    partly, else not reproduced; a non-finite value is not tested."""
+    """Verdict of value ± error against target: reproduced when they agree (``criteria.agrees``:
+    |Δ| ≤ max(2σ, tol)), partly within twice that (|Δ| ≤ 2·max(2σ, tol)), else not reproduced; a
+    missing value (None or NaN) is not tested."""
     if value is None or not math.isfinite(value):
         return NOT_TESTED
-    allowed = max(2 * (error if error is not None and math.isfinite(error) else 0.0), tolerance)
-    gap = abs(value - target)
-    return REPRODUCED if gap <= allowed else PARTLY if gap <= 2 * allowed else NOT_REPRODUCED
+    if agrees(value, error, target, tolerance):
+        return REPRODUCED
+    return PARTLY if abs(value - target) <= 2 * allowed_gap(error, tolerance) else NOT_REPRODUCED
 
 
 def all_or_some(flags):
@@ -74,14 +77,15 @@ def _row(paper, measured, tolerance, verdict, source):
 
 
 def _fmt(x, digits=3):
-    return "nan" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
+    return significant(x, digits, missing="nan")
 
 
 def claim_delta_alg(results, tol, paper):
     rows = [r for r in results.read("delta_alg.csv") if r["link"] in ("he2", "square") and r["noise"] == 0]
     values = [r["delta_alg"] for r in rows]
     target = paper["delta_alg"]
-    verdict = all_or_some([abs(v - target) <= tol["delta_alg"] for v in values]) if values else NOT_TESTED
+    within = [agrees(v, None, target, tol["delta_alg"]) for v in values]
+    verdict = all_or_some(within) if values else NOT_TESTED
     return _row(
         f"δ_alg = {target:g} for noiseless phase retrieval",
         ", ".join(f"{r['link']}: {_fmt(r['delta_alg'])}" for r in rows),
@@ -183,10 +187,7 @@ def claim_grokking(results, tol, paper):
     early = max(1, len(train) // 10)
     flat = abs(test[early] - test[1]) <= tol["test_flat"] * test[1] and train[early] < train[1]
     aligned = 1 - rho[-1] <= tol["misalignment"]
-    plateau = [
-        abs(train[-1] - paper["plateau"]) <= tol["plateau"],
-        abs(test[-1] - paper["plateau"]) <= tol["plateau"],
-    ]
+    plateau = [agrees(loss[-1], None, paper["plateau"], tol["plateau"]) for loss in (train, test)]
     return _row(
         "grokking: test loss flat while the train loss falls, then misalignment → 0 and both "
         "losses plateau "
@@ -242,11 +243,7 @@ def claim_dmft(results, tol):
         "the DMFT matches simulation",
         f"largest relative error of ‖θ‖² and train loss over {len(rows)} (model, δ): {_fmt(worst, 2)}",
         tol["dmft_rel_error"],
-        REPRODUCED
-        if worst <= tol["dmft_rel_error"]
-        else PARTLY
-        if worst <= 2 * tol["dmft_rel_error"]
-        else NOT_REPRODUCED,
+        closeness(worst, None, 0.0, tol["dmft_rel_error"]),
         "dmft_vs_simulation.csv",
     )
 
@@ -322,7 +319,7 @@ def claim_theory_threshold(results, tol, paper):
             parts.append(None)
             continue
         value = rows[model]["delta_nn_long_time"]
-        parts.append(closeness(value, None, target, tol["theory_threshold"]) == REPRODUCED)
+        parts.append(agrees(value, None, target, tol["theory_threshold"]))
         text.append(f"{model}: δ_NN(∞) = {_fmt(value)} (paper {target:g})")
     return _row(
         "δ_NN from the theory: " + ", ".join(f"{m} ≈ {t:g}" for m, t in paper.items()),

@@ -1,5 +1,6 @@
-"""The linear stage of the escape, theory against simulation (``theory.escape``): one row per
-(model, δ, t) of the variance of the hard coordinate u^t = √d θ₁^t and the median overlap."""
+"""The linear stage of the escape, theory (``theory.escape``) against simulation (``gd.escape_runs``):
+one row per (model, δ, t) of the variance of the hard coordinate u^t = √d θ₁^t and the median
+overlap."""
 
 import numpy as np
 

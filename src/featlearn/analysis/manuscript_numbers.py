@@ -3,16 +3,8 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 (a test checks it): rebuilding with another config changes the text with the results.
 """
 
-import math
-
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
-
-
-def fmt(x, digits=3):
-    """A number as text: 3 significant digits, "—" for NaN/None."""
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "—"
-    return f"{x:.{digits}g}"
+from featlearn.analysis.formatting import significant as fmt
 
 
 def pm(value, error):

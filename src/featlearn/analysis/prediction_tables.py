@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from featlearn.analysis.criteria import agrees, allowed_gap
 from featlearn.analysis.thresholds import FITTED, first_crossing
 
 
@@ -67,8 +68,8 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
     """Per (d, level): δ₅₀ predicted (where the predicted P first exceeds ½ on the model's δ grid,
     ``thresholds.first_crossing`` of ½ − P; NaN with its status when it does so below the grid or
     never) and,
-    where the sweep has that d, its fitted δ₅₀ ± error and whether the two agree within
-    max(2σ, ``tolerance``)."""
+    where the sweep has that d, its fitted δ₅₀ ± error, the allowed gap max(2σ, ``tolerance``) and
+    whether the two agree within it (``criteria.agrees``)."""
     cells = sorted(cells, key=lambda c: float(c["delta"]))
     deltas = [float(c["delta"]) for c in cells]
     rows = []
@@ -91,12 +92,11 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
                 row["delta50_predicted_half_horizon"] = _crossing(deltas, half)[0]
             row["delta_nn_long_time"] = delta_nn_long_time
             if fit is not None:
-                error = abs(predicted - fit["delta50"])
                 row |= {
                     "delta50_empirical": fit["delta50"],
                     "delta50_empirical_err": fit["delta50_err"],
-                    "tolerance": max(2 * fit["delta50_err"], tolerance),
-                    "agrees": bool(np.isfinite(error) and error <= max(2 * fit["delta50_err"], tolerance)),
+                    "tolerance": allowed_gap(fit["delta50_err"], tolerance),
+                    "agrees": agrees(predicted, fit["delta50_err"], fit["delta50"], tolerance),
                 }
             rows.append(row)
     return rows

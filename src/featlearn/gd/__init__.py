@@ -1,1 +1,2 @@
-"""The GD engine: the fused numba kernel, full-batch GD with recording, and seeded trials/cells."""
+"""The GD engine: the fused numba kernel, full-batch GD with recording, and seeded trials/cells
+(the phase-diagram sweeps, the convention scans and the escape runs)."""

@@ -1,5 +1,20 @@
 """A job's start: its log (timestamped progress lines, every rule writes one), and for compute
-jobs the warm numba kernel cache and the thread count."""
+jobs the warm numba kernel cache and the thread count.
+
+A compute script calls :func:`start_job` first and imports its featlearn modules after it, inside
+its ``main(sm)``:
+
+    from featlearn.io.job import start_job
+
+
+    def main(sm):
+        log = start_job(sm)
+        from featlearn.gd.trials import run_cell
+        ...
+
+
+    main(snakemake)
+"""
 
 import os
 import sys
@@ -17,13 +32,24 @@ def logger(path=None):
     return log
 
 
-def start_job(smk):
-    """Point numba at the warm kernel cache, set its threads from the rule, return the job's logger.
+def use_kernel_cache(cache_dir):
+    """Make numba cache its compiled kernels in ``cache_dir`` (``NUMBA_CACHE_DIR``).
 
-    ``NUMBA_CACHE_DIR`` is read when numba is first imported, so call this before importing any
-    featlearn module that compiles kernels (``gd.kernel``, ``model.activations``, ...).
+    numba reads the variable into its config when it is imported, and a kernel
+    (``@njit(cache=True)``) fixes its cache directory from that config when it is decorated, that
+    is when its module is imported.  So this must run before numba is imported at all; it raises
+    otherwise, since the kernels would silently be cached, and looked up, elsewhere.
     """
-    os.environ["NUMBA_CACHE_DIR"] = smk.params.cache_dir
+    if "numba" in sys.modules:
+        raise RuntimeError(f"numba was imported before its kernel cache was set to {cache_dir}")
+    os.environ["NUMBA_CACHE_DIR"] = cache_dir
+
+
+def start_job(smk):
+    """Point numba at the job's warm kernel cache (:func:`use_kernel_cache`), set its threads from
+    the rule, return the job's logger.  Call it before importing any featlearn module that uses
+    numba (a kernel module, or ``io.provenance``)."""
+    use_kernel_cache(smk.params.cache_dir)
     import numba
 
     numba.set_num_threads(smk.threads)

@@ -7,7 +7,7 @@ Each failure is one :class:`ConfigError` naming the offending key, e.g.
 import math
 
 from featlearn.model.links import LINKS
-from featlearn.pipeline import manifest, resources, settings
+from featlearn.pipeline import jobs, manifest, settings
 
 
 class ConfigError(ValueError):
@@ -138,14 +138,14 @@ def prediction_references(config):
             raise ConfigError(key, f"{model!r} is not a theory model")
         if spec["sweep"] not in config["sweeps"]:
             raise ConfigError(f"{key}.sweep", f"{spec['sweep']!r} is not a sweep")
-        theory = settings.theory_model_settings(config, model)
-        sweep = settings.sweep_settings(config, spec["sweep"])
+        theory = settings.theory_conventions(config, model)
+        sweep = settings.sweep_conventions(config, spec["sweep"])
         for name in PREDICTED_CONVENTIONS:
-            if getattr(theory, name) != getattr(sweep, name):
+            if theory[name] != sweep[name]:
                 raise ConfigError(
                     f"{key}.sweep",
-                    f"sweep {spec['sweep']!r} has {name} = {getattr(sweep, name)!r}, model {model!r} has "
-                    f"{getattr(theory, name)!r}: the prediction would be about another model",
+                    f"sweep {spec['sweep']!r} has {name} = {sweep[name]!r}, model {model!r} has "
+                    f"{theory[name]!r}: the prediction would be about another model",
                 )
 
 
@@ -155,74 +155,28 @@ def unique_stems(config):
         raise ConfigError("sweeps", f"figure stem {duplicates[0]!r} names more than one figure")
 
 
-def all_settings(config):
-    """(config section, settings object) of every job kind the config asks for."""
-    out = [(f"sweeps.{n}", settings.sweep_settings(config, n)) for n in config["sweeps"]]
-    out += [(f"grokking.{n}", settings.long_run_settings(config, n)) for n in config["grokking"]]
-    out += [("hessian", settings.plateau_settings(config, a)) for a in config["hessian"]["delta"]]
-    for model in config["theory"]["models"]:
-        out.append((f"theory.models.{model}", settings.theory_model_settings(config, model)))
-    for model in config["theory"]["simulation"]["delta"]:
-        out.append((f"theory.models.{model}", settings.referee_settings(config, model)))
-    for model in {*config["escape"]["cases"], *config["escape"]["signal"]["cases"]}:
-        out.append((f"theory.models.{model}", settings.escape_settings(config, model)))
-    for model in config["escape"]["prediction"]["models"]:
-        out.append((f"theory.models.{model}", settings.prediction_settings(config, model)))
-    return out
-
-
 def supported_options(config):
-    for _, job in all_settings(config):
-        for key, message in job.unsupported():
+    """Every job's merged conventions are values its kind implements (``JobSettings.SUPPORTED``)."""
+    for job in jobs.compute_jobs(config):
+        for key, message in job.settings.unsupported():
             raise ConfigError(key, message)
 
 
 def memory(config, limit_mb):
-    """Every job's estimated memory (``resources``) fits in ``limit_mb`` (None: no limit known)."""
+    """Every compute job's estimated memory (the registry's, as its rule requests) fits in ``limit_mb``
+    (None: no limit known).  The error names the largest job that does not fit, with the config key
+    it comes from, and how many others do not fit either."""
     if limit_mb is None:
         return
-    estimates = []
-    for name, spec in config["sweeps"].items():
-        s = settings.sweep_settings(config, name)
-        estimates += [
-            (f"sweeps.{name}.d", f"cell d={d}, δ={dl:g}", resources.gd_cell_mem_mb(d, dl, s.n_test, s.dtype))
-            for d in spec["d"]
-            for dl in spec["delta"]
-        ]
-    for name in config["grokking"]:
-        s = settings.long_run_settings(config, name)
-        mb = resources.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype)
-        estimates.append((f"grokking.{name}.d", f"run d={s.d}, δ={s.delta:g}", mb))
-    hess = config["hessian"]
-    for act, deltas in hess["delta"].items():
-        m = settings.plateau_settings(config, act).m
-        estimates += [
-            ("hessian.d", f"{act} cell δ={dl:g}", resources.restricted_mem_mb(hess["d"], dl, m))
-            for dl in deltas
-        ]
-    theory = config["theory"]
-    for model, deltas in theory["simulation"]["delta"].items():
-        d = theory["simulation"]["d"]
-        estimates += [
-            ("theory.simulation.d", f"referee {model} δ={dl:g}", resources.restricted_mem_mb(d, dl))
-            for dl in deltas
-        ]
-    for model, spec in theory["models"].items():
-        for n in {spec.get("n_paths", theory["n_paths"]), *theory["n_paths_scan"]}:
-            mb = resources.dmft_mem_mb(n, theory["horizon"])
-            estimates.append((f"theory.models.{model}", f"DMFT N={n}", mb))
-    for model in config["escape"]["prediction"]["models"]:
-        s = settings.prediction_settings(config, model)
-        mb = resources.prediction_mem_mb(s.n_paths, s.horizon, s.samples)
-        estimates.append((f"escape.prediction.models.{model}", "prediction cell", mb))
-    spectral = config["spectral"]
-    estimates += [
-        ("spectral.d", f"overlap d={d}", resources.spectral_mem_mb(d, max(spectral["delta"])))
-        for d in spectral["d"]
-    ]
-    for key, what, mb in estimates:
-        if mb > limit_mb:
-            raise ConfigError(key, f"{what} needs ~{mb} MB, more than the {limit_mb} MB available")
+    over = sorted((j for j in jobs.compute_jobs(config) if j.mem_mb > limit_mb), key=lambda j: -j.mem_mb)
+    if over:
+        job = over[0]
+        cell = ", ".join(f"{k}={v}" for k, v in job.wildcards.items())
+        others = f" ({len(over) - 1} more jobs do not fit either)" if len(over) > 1 else ""
+        raise ConfigError(
+            job.section,
+            f"{job.rule} ({cell}) needs ~{job.mem_mb} MB, more than the {limit_mb} MB available{others}",
+        )
 
 
 CHECKS = (

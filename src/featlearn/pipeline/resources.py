@@ -99,6 +99,20 @@ def dmft_seconds(n_paths, horizon, n_deltas):
     return DMFT_SECONDS * n_paths * (horizon + 1) * (horizon + 2) / 2 * n_deltas
 
 
+FIXED_POINT_SECONDS = 2.0
+"""Seconds per δ of the static fixed point at 80 Gauss-Hermite nodes per axis (its work grows as
+nodes²): twice the ~0.95 s/δ measured for the quick run's 9-δ model."""
+
+
+def fixed_point_mem_mb(nodes):
+    """The fixed point's quadrature grids (a few nodes² arrays) on top of BASE_MB."""
+    return _mb(16 * nodes * nodes * 8)
+
+
+def fixed_point_seconds(nodes, n_deltas):
+    return JOB_START + FIXED_POINT_SECONDS * n_deltas * (nodes / 80) ** 2
+
+
 def spectral_seconds(d, deltas, trials):
     """Lanczos for the top eigenvector: about 100 products with (1/n) Σ T(y_i) x_i x_iᵀ, two passes
     over X each, per δ and trial."""

@@ -1,17 +1,26 @@
-"""Typed settings, one frozen dataclass per kind of job, built once from the config.
+"""Typed settings, one frozen dataclass per kind of job, holding exactly what that job reads.
 
 The numerics take these objects whole (attribute access; nothing is looked up in an untyped
 dict), the rules pass them as ``asdict()`` (a dict in field order, which Snakemake compares to
-decide reruns) and each job writes the same dict into its provenance record.
+decide reruns) and each job writes the same dict into its provenance record.  Because Snakemake
+reruns a job when its ``params`` change, a settings class must carry only the fields its job's
+code reads: a field that is not read would rerun the job for an edit that cannot change its
+result.  Each class is therefore *composed* from named parts (:data:`MODEL`, :data:`DATA`,
+:data:`RECORDING`, ...) minus what its job never reads, not inherited; the workflow test checks
+with a tracked run that every field is read (``FEATLEARN_SETTINGS_READS`` below).
 
 Merging: ``defaults`` < per-activation ``learning_rate`` / ``steps`` < the section's own keys.
-Every field remembers the config key it came from, so that an option a kind of job does not
-support fails in the config check naming that key (``unsupported``), instead of being ignored.
+Every field remembers the config key it came from (``origin``), and every kind of job declares the
+values it implements (``SUPPORTED``), checked on the merged config values, so that an option a kind
+of job does not support fails in the config check naming its key instead of being ignored.
 """
 
+import atexit
 import dataclasses
+import functools
+import json
+import os
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 CONVENTIONS = (
     "link",
@@ -30,7 +39,34 @@ CONVENTIONS = (
     "success_rho",
     "record_points",
 )
-"""The model/data/training conventions of ``defaults`` (shared/conventions.md)."""
+"""The model/data/training conventions of ``defaults`` (docs/model.md)."""
+
+MODEL = (
+    "seed",
+    "experiment",
+    "activation",
+    "lr",
+    "link",
+    "m",
+    "a",
+    "b",
+    "r0",
+    "init",
+    "noise",
+    "loss_normalisation",
+)
+"""What defines the model and its training: the identity (seed, experiment) of its random draws,
+σ, η, the link, the network's width, fixed a and b, the init and the loss normalisation."""
+DATA = ("theta_star", "n_test", "dtype")
+"""The data of a GD run: the teacher frame, the test-set size and the dtype of X."""
+RECORDING = ("freeze_rho", "escape_rho", "success_rho", "record_points")
+"""What a GD trial records: its freeze, escape and success levels and its recording grid size."""
+
+READS_ENV = "FEATLEARN_SETTINGS_READS"
+"""If set, a file to which every job process appends, at exit, the fields of each settings object it
+rebuilt (``from_dict``) and which of them its code read (one JSON line per object)."""
+
+_TRACKED = []
 
 
 def _frozen(value):
@@ -38,37 +74,92 @@ def _frozen(value):
     return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
 
 
-@dataclass(frozen=True, kw_only=True)
-class JobSettings:
-    """Common behaviour: ``asdict``, ``from_dict`` and the support check."""
+def _report_reads():
+    path = os.environ.get(READS_ENV)
+    if not path or not _TRACKED:
+        return
+    with open(path, "a") as f:
+        for obj in _TRACKED:
+            record = {"class": type(obj).__name__, "fields": obj.field_names(), "read": sorted(obj.reads())}
+            f.write(json.dumps(record) + "\n")
 
-    SUPPORTED: ClassVar[dict] = {}
-    """field -> the values this kind of job implements (anything else is a config error)."""
-    origin: dict = field(default_factory=dict, compare=False, repr=False)
+
+atexit.register(_report_reads)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class JobSettings:
+    """Common behaviour: ``asdict``, ``from_dict``, the support check and read tracking."""
+
+    SUPPORTED = {}
+    """config convention -> the values this kind of job implements (anything else is a config error)."""
+    origin: dict = field(default_factory=dict, compare=False)
+    """field -> the config key it came from (a tuple of keys for a value derived from several)."""
+    checked: dict = field(default_factory=dict, compare=False)
+    """The merged config values of the ``SUPPORTED`` conventions (fields or not)."""
+
+    def __getattribute__(self, name):
+        state = object.__getattribute__(self, "__dict__")
+        if "_reads" in state and name in state:
+            state["_reads"].add(name)
+        return object.__getattribute__(self, name)
+
+    def __repr__(self):
+        values = ", ".join(f"{k}={v!r}" for k, v in self.asdict().items())
+        return f"{type(self).__name__}({values})"
+
+    @classmethod
+    @functools.cache
+    def field_names(cls):
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("origin", "checked"))
 
     def asdict(self):
-        """Fields in declaration order (the origin map left out)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "origin"}
+        """Fields in declaration order (origin and checked values left out; not counted as reads)."""
+        return {name: object.__getattribute__(self, name) for name in self.field_names()}
+
+    def reads(self):
+        """The fields read since ``from_dict`` (empty for objects built otherwise)."""
+        return set(object.__getattribute__(self, "__dict__").get("_reads", ()))
 
     @classmethod
     def from_dict(cls, values):
-        """Rebuild from ``asdict()`` (in a job script); unknown or missing keys raise TypeError."""
-        return cls(**{k: _frozen(v) for k, v in values.items()})
+        """Rebuild from ``asdict()`` (in a job script), tracking which fields the job reads;
+        unknown or missing keys raise TypeError."""
+        obj = cls(**{k: _frozen(v) for k, v in values.items()})
+        object.__setattr__(obj, "_reads", set())
+        _TRACKED.append(obj)
+        return obj
 
     def unsupported(self):
-        """[(config key, message)] for every field set to a value this kind of job does not implement."""
+        """[(config key, message)] for every convention set to a value this kind of job does not implement."""
         out = []
         for name, allowed in self.SUPPORTED.items():
-            value = getattr(self, name)
+            value = self.checked[name]
             ok = allowed(value) if callable(allowed) else value in allowed
             if not ok:
-                what = (
-                    getattr(allowed, "__doc__", None) if callable(allowed) else ", ".join(map(repr, allowed))
-                )
+                what = allowed.__doc__ if callable(allowed) else ", ".join(map(repr, allowed))
                 job = type(self).__name__.removesuffix("Settings")
                 message = f"{value!r} is not supported by the {job} jobs ({what})"
-                out.append((self.origin.get(name, name), message))
+                key = self.origin.get(name, name)
+                out.append((key if isinstance(key, str) else key[0], message))
         return out
+
+
+def compose(name, doc, *parts, without=(), supported=None):
+    """A settings class whose fields are the ``parts`` (tuples of names) in order, less ``without``:
+    composition by naming what a job reads, instead of inheriting what a parent class holds."""
+    names = [n for part in parts for n in part if n not in without]
+    cls = dataclasses.make_dataclass(
+        name,
+        [(n, object) for n in names],
+        bases=(JobSettings,),
+        frozen=True,
+        kw_only=True,
+        repr=False,
+        namespace={"__doc__": doc, "SUPPORTED": supported or {}},
+    )
+    cls.__module__ = __name__
+    return cls
 
 
 def _scalar(value):
@@ -76,161 +167,152 @@ def _scalar(value):
     return not isinstance(value, tuple)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelSettings(JobSettings):
-    """What defines the model and its training: the identity (seed, experiment) of its random
-    draws, σ, η, the link, the network's width, fixed a and b, the init and the loss."""
-
-    seed: int
-    experiment: str
-    activation: str
-    lr: float
-    link: str
-    m: int
-    a: float | tuple
-    b: float | tuple
-    r0: float
-    init: str
-    noise: float
-    loss_normalisation: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class GDSettings(ModelSettings):
-    """One GD trial: the model, its data (teacher frame, test set, dtype of X), the step budget and
-    what is recorded (freeze, escape and success levels, recording grid)."""
-
-    steps: int
-    theta_star: str
-    n_test: int
-    dtype: str
-    freeze_rho: float
-    escape_rho: float
-    success_rho: float
-    record_points: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class SweepSettings(GDSettings):
-    """A sweep cell: ``trials`` GD trials at one (d, δ) (d and δ come from the cell's name); a
-    trial that has not escaped stops at a certified local minimum once ‖∇R̂‖ ≤ certify_grad_tol
-    (None: never), checked every ``certify_every`` steps (``gd.engine.Schedule``)."""
-
-    trials: int
-    certify_grad_tol: float | None
-    certify_every: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class LongRunSettings(GDSettings):
-    """One long GD run (Fig 2) on a stored dataset; never frozen."""
-
-    d: int
-    delta: float
+def _noiseless(value):
+    """noise 0: the static fixed point solves the noiseless problem"""
+    return value == 0
 
 
 RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",)}
 """Restricted GD (hard component projected out) starts from a random init and descends the plain
 ½-MSE: its Hessian is that of R̂, not of R̂/Var y."""
 
+THEORY = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
+"""The DMFT describes restricted GD of one neuron from a random init on the plain ½-MSE; its law
+does not depend on the teacher frame (rotation invariance) nor on the dtype of X (there is no X)."""
 
-@dataclass(frozen=True, kw_only=True)
-class RestrictedSettings(GDSettings):
-    """Restricted GD at dimension d (hard component projected out), ``seeds`` runs per cell, the
-    k smallest Hessian eigenvalues recorded."""
+_FIXED_BY_THEORY = ("m", "init", "loss_normalisation")
+"""Conventions a theory job never reads: ``THEORY`` admits a single value of each."""
+_FIXED_BY_RESTRICTED = ("loss_normalisation",)
 
-    SUPPORTED: ClassVar[dict] = RESTRICTED_GD
-    d: int
-    seeds: int
-    k: int
+SweepSettings = compose(
+    "SweepSettings",
+    """A sweep cell (and a convention scan): ``trials`` GD trials at one (d, δ) (d and δ come from the
+    cell's name); a trial that has not escaped stops at a certified local minimum once
+    ‖∇R̂‖ ≤ certify_grad_tol (None: never), checked every ``certify_every`` steps.""",
+    MODEL,
+    DATA,
+    RECORDING,
+    ("steps", "trials", "certify_grad_tol", "certify_every"),
+)
 
+DatasetSettings = compose(
+    "DatasetSettings",
+    """The stored dataset and initial network of a long run at (d, δ): its draws and conventions.""",
+    MODEL,
+    DATA,
+    ("d", "delta"),
+    without=("lr", "loss_normalisation"),
+)
 
-@dataclass(frozen=True, kw_only=True)
-class PlateauSettings(RestrictedSettings):
-    """Hessian plateau cell: restricted GD to ‖∇R̂‖ ≤ grad_tol, spectra at ``checkpoints``."""
+LongRunSettings = compose(
+    "LongRunSettings",
+    """One long GD run (Fig 2) on its stored dataset (which fixes d, δ, the draws, θ⁰, a and b):
+    η, the loss, the budget and the recording; never frozen.""",
+    ("activation", "lr", "link", "noise", "loss_normalisation", "steps", "escape_rho", "record_points"),
+)
 
-    grad_tol: float
-    checkpoints: int
+ConventionPlateauSettings = compose(
+    "ConventionPlateauSettings",
+    """One never-frozen GD run of a convention at the plateau's (d, δ) (its population risk).""",
+    MODEL,
+    DATA,
+    ("steps", "escape_rho", "record_points"),
+)
 
+PlateauSettings = compose(
+    "PlateauSettings",
+    """Hessian plateau and Fig 3 cells: restricted GD at dimension d (hard component projected out),
+    ``seeds`` runs per cell, to ‖∇R̂‖ ≤ grad_tol, spectra (k smallest eigenvalues) at ``checkpoints``.""",
+    MODEL,
+    DATA,
+    ("steps", "d", "seeds", "k", "grad_tol", "checkpoints"),
+    without=_FIXED_BY_RESTRICTED,
+    supported=RESTRICTED_GD,
+)
 
-@dataclass(frozen=True, kw_only=True)
-class TheoryModelSettings(ModelSettings):
-    """A theory model (DMFT, fixed point): one neuron, one single-index link.
+RefereeSettings = compose(
+    "RefereeSettings",
+    """The referee of a theory model: restricted GD over the DMFT horizon (``steps``), ``seeds`` runs,
+    spectra (k smallest eigenvalues) at ``spectrum_steps``.""",
+    MODEL,
+    DATA,
+    ("steps", "d", "seeds", "k", "spectrum_steps"),
+    without=_FIXED_BY_RESTRICTED,
+    supported={**RESTRICTED_GD, "m": (1,)},
+)
 
-    The DMFT describes restricted GD from a random init on the plain ½-MSE; its law does not
-    depend on the teacher frame (rotation invariance) nor on the dtype of X (there is no X).
-    """
+TheoryModelSettings = compose(
+    "TheoryModelSettings",
+    """A theory model's DMFT (one neuron, one single-index link): its draws, σ, η, the link, a, b,
+    r₀ and the noise.""",
+    MODEL,
+    without=_FIXED_BY_THEORY,
+    supported=THEORY,
+)
 
-    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
+FixedPointSettings = compose(
+    "FixedPointSettings",
+    """A theory model's static fixed point: σ, the link, a and b (no GD time, no draws).""",
+    ("activation", "link", "a", "b"),
+    supported={**THEORY, "noise": _noiseless},
+)
 
+_ESCAPE = (MODEL, DATA, ("steps", "d", "trials", "n_paths"))
 
-@dataclass(frozen=True, kw_only=True)
-class RefereeSettings(RestrictedSettings):
-    """The referee of a theory model: restricted GD over the DMFT horizon (``steps``), spectra at
-    ``spectrum_steps``."""
+EscapeLinearSettings = compose(
+    "EscapeLinearSettings",
+    """The linear stage of the escape (docs/escape.md) for a theory model: ``trials`` unrestricted GD
+    runs at dimension d over ``steps`` steps with their exact linearisation, and the hard-coordinate
+    process from the DMFT with ``n_paths`` paths over its first ``dmft_steps`` steps (the DMFT's
+    O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each, go on to ``steps``).""",
+    *_ESCAPE,
+    ("dmft_steps",),
+    without=_FIXED_BY_RESTRICTED,
+    supported={**RESTRICTED_GD, "m": (1,)},
+)
 
-    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
-    spectrum_steps: tuple
+EscapeSignalSettings = compose(
+    "EscapeSignalSettings",
+    """The DMFT with signal against planted-overlap GD (docs/escape.md) for a theory model: ``trials``
+    planted runs at dimension d and the DMFT with ``n_paths`` paths, both over ``steps`` steps.""",
+    *_ESCAPE,
+    without=_FIXED_BY_RESTRICTED,
+    supported={**RESTRICTED_GD, "m": (1,)},
+)
 
-
-@dataclass(frozen=True, kw_only=True)
-class EscapeSettings(GDSettings):
-    """The linear stage of the escape (shared/theory/escape.md) for a theory model: ``trials``
-    unrestricted GD runs at dimension d over ``steps`` steps with their exact linearisation, and
-    the hard-coordinate process from the DMFT with ``n_paths`` paths over its first ``dmft_steps``
-    steps (the DMFT's O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each,
-    go on to ``steps``)."""
-
-    SUPPORTED: ClassVar[dict] = {**RESTRICTED_GD, "m": (1,)}
-    d: int
-    trials: int
-    n_paths: int
-    dmft_steps: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class PredictionSettings(TheoryModelSettings):
+PredictionSettings = compose(
+    "PredictionSettings",
     """The predicted success probability of a theory model (``theory.prediction``): the restricted
     DMFT with ``n_paths`` paths over ``horizon`` steps, ``samples`` paths of the hard-coordinate
-    process, the critical overlaps ``rho_c`` and the dimensions ``d`` it is evaluated at."""
+    process, the critical overlaps ``rho_c`` and the dimensions ``d`` it is evaluated at.""",
+    MODEL,
+    ("horizon", "n_paths", "samples", "rho_c", "d"),
+    without=_FIXED_BY_THEORY,
+    supported=THEORY,
+)
 
-    horizon: int
-    n_paths: int
-    samples: int
-    rho_c: tuple
-    d: tuple
-
-
-@dataclass(frozen=True, kw_only=True)
-class TwoStageSettings(TheoryModelSettings):
+TwoStageSettings = compose(
+    "TwoStageSettings",
     """The two-stage prediction of a theory model (``theory.two_stage``): kicks ``m0`` of the DMFT
     with signal (``n_paths`` paths, ``horizon`` steps) at each matching time ``t0``, ``samples``
     draws of the hard coordinate at t₀, the dimensions ``d``, and the sweeps' escape and success
-    levels."""
+    levels.""",
+    MODEL,
+    ("horizon", "n_paths", "samples", "t0", "m0", "d", "escape_rho", "success_rho"),
+    without=_FIXED_BY_THEORY,
+    supported=THEORY,
+)
 
-    horizon: int
-    n_paths: int
-    samples: int
-    t0: tuple
-    m0: tuple
-    d: tuple
-    escape_rho: float
-    success_rho: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class SpectralSettings(JobSettings):
-    """The simulated overlap of the optimal spectral estimator at one d."""
-
-    seed: int
-    link: str
-    noise: float
-    delta: tuple
-    trials: int
+SpectralSettings = compose(
+    "SpectralSettings",
+    """The simulated overlap of the optimal spectral estimator at one d.""",
+    ("seed", "link", "noise", "delta", "trials"),
+)
 
 
-def _merged(config, activation, section_path, section, keys):
-    """(values, origin) of ``keys``: defaults < learning_rate/steps of the activation < section."""
+def _merged(config, activation, section_path, section):
+    """(values, origin) of every convention: defaults < learning_rate/steps of the activation <
+    section."""
     values, origin = {}, {}
     for key in CONVENTIONS:
         values[key], origin[key] = config["defaults"][key], f"defaults.{key}"
@@ -240,119 +322,147 @@ def _merged(config, activation, section_path, section, keys):
     for key, value in section.items():
         values[key], origin[key] = value, f"{section_path}.{key}"
     values["activation"] = activation
-    chosen = {k: _frozen(values[k]) for k in keys if k in values}
-    return chosen, {k: origin.get(k, f"{section_path}.{k}") for k in keys}
+    return values, origin
 
 
-def _build(cls, config, section_path, section, experiment, **fixed):
+def _build(cls, config, section_path, section, experiment, activation=None, fixed=None, activation_key=None):
     """``cls`` for one section of the config: the merged conventions, the base seed, the
-    experiment name (part of every trial's identity) and ``fixed`` values."""
-    names = [f.name for f in dataclasses.fields(cls) if f.name != "origin"]
-    activation = fixed.pop("activation", None) or section["activation"]
-    values, origin = _merged(config, activation, section_path, section, names)
-    values.update(fixed, seed=config["seed"], experiment=experiment)
+    experiment name (part of every trial's identity) and ``fixed`` values ({field: (value, config
+    key it comes from, or None for a value the code fixes)})."""
+    activation = activation or section["activation"]
+    values, origin = _merged(config, activation, section_path, section)
+    values.update(seed=config["seed"], experiment=experiment)
+    activation_key = activation_key or origin.get("activation", f"{section_path}.activation")
+    origin.update(seed="seed", activation=activation_key)
+    for name, (value, key) in (fixed or {}).items():
+        values[name] = value
+        if key:
+            origin[name] = key
+        else:
+            origin.pop(name, None)
+    names = cls.field_names()
     missing = [k for k in names if k not in values]
     if missing:
         raise KeyError(f"{section_path}: no value for {', '.join(missing)}")
-    return cls(**values, origin=origin)
+    return cls(
+        **{k: _frozen(values[k]) for k in names},
+        origin={k: origin[k] for k in [*names, *cls.SUPPORTED] if k in origin},
+        checked={k: _frozen(values[k]) for k in cls.SUPPORTED},
+    )
+
+
+def sweep_conventions(config, name):
+    """Every merged convention of sweep ``name`` (read by its jobs or not)."""
+    spec = config["sweeps"][name]
+    return _merged(config, spec.get("activation"), f"sweeps.{name}", spec)[0]
+
+
+def theory_conventions(config, model):
+    """Every merged convention of theory model ``model`` (read by its jobs or not)."""
+    spec = _theory_spec(config, model)
+    return _merged(config, spec["activation"], f"theory.models.{model}", spec)[0]
+
+
+def _keys(section, path, names):
+    """``fixed`` entries for ``names`` taken from ``section`` (a dict at config key ``path``)."""
+    return {k: (_frozen(section[k]), f"{path}.{k}") for k in names}
 
 
 def sweep_settings(config, name):
     """The settings of every cell of sweep ``name`` (its d and δ lists and figure left out)."""
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
     stop = config["early_stop"]
-    return _build(
-        SweepSettings,
-        config,
-        f"sweeps.{name}",
-        spec,
-        name,
-        certify_grad_tol=stop["grad_tol"],
-        certify_every=stop["check_every"],
-    )
+    fixed = {
+        "certify_grad_tol": (stop["grad_tol"], "early_stop.grad_tol"),
+        "certify_every": (stop["check_every"], "early_stop.check_every"),
+    }
+    return _build(SweepSettings, config, f"sweeps.{name}", spec, name, fixed=fixed)
+
+
+def _long_run(cls, config, name):
+    return _build(cls, config, f"grokking.{name}", config["grokking"][name], name)
+
+
+def dataset_settings(config, name):
+    """The stored dataset of long run ``name``."""
+    return _long_run(DatasetSettings, config, name)
 
 
 def long_run_settings(config, name):
-    return _build(LongRunSettings, config, f"grokking.{name}", config["grokking"][name], name)
+    """Long run ``name`` on its stored dataset."""
+    return _long_run(LongRunSettings, config, name)
 
 
 def plateau_settings(config, activation):
     """Hessian plateau cells of ``activation``: float64 (eigenvalues near 0)."""
     spec = {k: config["hessian"][k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")}
-    return _build(PlateauSettings, config, "hessian", spec, "hessian", activation=activation, dtype="float64")
+    fixed = {"dtype": ("float64", None)}
+    return _build(PlateauSettings, config, "hessian", spec, "hessian", activation=activation, fixed=fixed)
+
+
+landscape_settings = plateau_settings
+"""Fig 3 runs restricted GD to the plateau with the Hessian cells' settings of its activation."""
 
 
 def _theory_spec(config, model):
     return {k: v for k, v in config["theory"]["models"][model].items() if k not in ("delta", "n_paths")}
 
 
+def _theory(cls, config, model, experiment, fixed=None):
+    """``cls`` for theory model ``model``: its conventions over ``defaults``."""
+    return _build(cls, config, f"theory.models.{model}", _theory_spec(config, model), experiment, fixed=fixed)
+
+
 def theory_model_settings(config, model):
-    """A theory model (its δ grid and N are passed separately, so the settings name the model only)."""
-    spec = _theory_spec(config, model)
-    return _build(TheoryModelSettings, config, f"theory.models.{model}", spec, f"theory_{model}")
+    """A theory model's DMFT (its δ grid and N are passed separately, so the settings name the model only)."""
+    return _theory(TheoryModelSettings, config, model, f"theory_{model}")
+
+
+def fixed_point_settings(config, model):
+    """A theory model's static fixed point."""
+    return _theory(FixedPointSettings, config, model, f"theory_{model}")
 
 
 def referee_settings(config, model):
     """The referee of ``model``: its data identity is the model's, in float64, for ``horizon`` steps."""
     sim = config["theory"]["simulation"]
-    return _build(
-        RefereeSettings,
-        config,
-        f"theory.models.{model}",
-        _theory_spec(config, model),
-        f"theory_{model}",
-        dtype="float64",
-        steps=config["theory"]["horizon"],
-        **{k: _frozen(sim[k]) for k in ("d", "seeds", "spectrum_steps", "k")},
-    )
+    fixed = {"dtype": ("float64", None), "steps": (config["theory"]["horizon"], "theory.horizon")}
+    fixed |= _keys(sim, "theory.simulation", ("d", "seeds", "spectrum_steps", "k"))
+    return _theory(RefereeSettings, config, model, f"theory_{model}", fixed)
 
 
-def escape_settings(config, model):
-    """The linear-stage cells of ``model``: its conventions, in float64, for ``escape.horizon`` steps."""
+def escape_settings(config, model, kind):
+    """The escape cells of ``model`` (``kind``: "linear" or "signal"): its conventions, in float64,
+    for ``escape.horizon`` steps."""
     spec = config["escape"]
-    return _build(
-        EscapeSettings,
-        config,
-        f"theory.models.{model}",
-        _theory_spec(config, model),
-        f"escape_{model}",
-        dtype="float64",
-        steps=spec["horizon"],
-        d=spec["d"],
-        trials=spec["trials"],
-        n_paths=spec["n_paths"],
-        dmft_steps=min(spec["horizon"], spec.get("dmft_horizon", spec["horizon"])),
-    )
-
-
-def _escape_model_settings(cls, config, model, kind, keys, **fixed):
-    """``cls`` for the cells of ``model`` in ``escape.<kind>``: the model's conventions and that
-    section's ``keys`` (experiment ``<kind>_<model>``)."""
-    spec = config["escape"][kind]
-    return _build(
-        cls,
-        config,
-        f"theory.models.{model}",
-        _theory_spec(config, model),
-        f"{kind}_{model}",
-        **{k: _frozen(spec[k]) for k in keys},
-        **fixed,
-    )
+    fixed = {"dtype": ("float64", None), "steps": (spec["horizon"], "escape.horizon")}
+    fixed |= _keys(spec, "escape", ("d", "trials", "n_paths"))
+    if kind == "linear":
+        key = (
+            "escape.dmft_horizon"
+            if spec.get("dmft_horizon", spec["horizon"]) < spec["horizon"]
+            else "escape.horizon"
+        )
+        fixed["dmft_steps"] = (min(spec["horizon"], spec.get("dmft_horizon", spec["horizon"])), key)
+    cls = EscapeLinearSettings if kind == "linear" else EscapeSignalSettings
+    return _theory(cls, config, model, f"escape_{model}", fixed)
 
 
 def prediction_settings(config, model):
     """The prediction cells of ``model``: its conventions, and ``escape.prediction``'s numerics."""
-    return _escape_model_settings(
-        PredictionSettings, config, model, "prediction", ("horizon", "n_paths", "samples", "rho_c", "d")
-    )
+    spec = config["escape"]["prediction"]
+    fixed = _keys(spec, "escape.prediction", ("horizon", "n_paths", "samples", "rho_c", "d"))
+    return _theory(PredictionSettings, config, model, f"prediction_{model}", fixed)
 
 
 def two_stage_settings(config, model):
     """The two-stage cells of ``model``: its conventions and escape/success levels, the dimensions
     of ``escape.prediction``, and ``escape.two_stage``'s numerics."""
-    keys = ("horizon", "n_paths", "samples", "t0", "m0")
-    d = _frozen(config["escape"]["prediction"]["d"])
-    return _escape_model_settings(TwoStageSettings, config, model, "two_stage", keys, d=d)
+    fixed = _keys(
+        config["escape"]["two_stage"], "escape.two_stage", ("horizon", "n_paths", "samples", "t0", "m0")
+    )
+    fixed["d"] = (_frozen(config["escape"]["prediction"]["d"]), "escape.prediction.d")
+    return _theory(TwoStageSettings, config, model, f"two_stage_{model}", fixed)
 
 
 DEFAULT_REPORT = {"none": "half_mse", "second_moment": "relative", "variance": "variance"}
@@ -370,27 +480,37 @@ def convention_keys(config, name):
     return keys
 
 
-def convention_settings(config, name, activation, steps=None):
-    """A scan of convention ``name`` for ``activation``: its keys over ``defaults``, η and budget
-    scaled from ``learning_rate``/``steps`` (or ``steps`` given), ``conventions.trials`` trials.
+def _convention(cls, config, name, activation, steps=None, steps_key=None, activation_key=None):
+    """``cls`` for convention ``name`` and ``activation``: its keys over ``defaults``, η and budget
+    scaled from ``learning_rate``/``steps`` (or ``steps`` given, from config key ``steps_key``).
     Every convention shares the experiment "conventions", so all of them see the same data and
     initialisations at a given (activation, d, δ, trial): the comparisons are paired."""
-    keys = convention_keys(config, name)
-    spec = {k: keys[k] for k in ("link", "loss_normalisation", "a", "b", "r0")}
-    spec["lr"] = config["learning_rate"][activation] * keys["lr_factor"]
-    spec["steps"] = steps or int(round(config["steps"][activation] * keys["steps_factor"]))
-    spec["trials"] = config["conventions"]["trials"]
+    keys, grid = convention_keys(config, name), config["conventions"]["grid"][name]
+    path = f"conventions.grid.{name}"
+    spec = {k: keys[k] for k in ("link", "loss_normalisation", "a", "b", "r0") if k in grid}
+    lr = config["learning_rate"][activation] * keys["lr_factor"]
+    fixed = {"lr": (lr, (f"learning_rate.{activation}", f"{path}.lr_factor"))}
+    if steps is None:
+        steps = int(round(config["steps"][activation] * keys["steps_factor"]))
+        steps_key = (f"steps.{activation}", f"{path}.steps_factor")
+    fixed["steps"] = (steps, steps_key)
+    fixed["trials"] = (config["conventions"]["trials"], "conventions.trials")
     stop = config["early_stop"]
-    return _build(
-        SweepSettings,
-        config,
-        f"conventions.grid.{name}",
-        spec,
-        "conventions",
-        activation=activation,
-        certify_grad_tol=stop["grad_tol"],
-        certify_every=stop["check_every"],
-    )
+    fixed["certify_grad_tol"] = (stop["grad_tol"], "early_stop.grad_tol")
+    fixed["certify_every"] = (stop["check_every"], "early_stop.check_every")
+    return _build(cls, config, path, spec, "conventions", activation, fixed, activation_key)
+
+
+def convention_settings(config, name, activation):
+    """A scan of convention ``name`` for ``activation``, ``conventions.trials`` trials per δ."""
+    return _convention(SweepSettings, config, name, activation)
+
+
+def convention_plateau_settings(config, name):
+    """The Fig 2 plateau run of convention ``name`` (``conventions.plateau``)."""
+    p = config["conventions"]["plateau"]
+    keys = ("conventions.plateau.steps", "conventions.plateau.activation")
+    return _convention(ConventionPlateauSettings, config, name, p["activation"], p["steps"], *keys)
 
 
 def spectral_settings(config):
@@ -401,5 +521,5 @@ def spectral_settings(config):
         noise=spec["noise"],
         delta=_frozen(spec["delta"]),
         trials=spec["trials"],
-        origin={k: f"spectral.{k}" for k in ("link", "noise", "delta", "trials")},
+        origin={"seed": "seed", **{k: f"spectral.{k}" for k in ("link", "noise", "delta", "trials")}},
     )

@@ -1,14 +1,14 @@
 """Figure helpers: every figure is drawn from stored result tables/arrays, never recomputed here."""
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import ticker
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib import ticker  # noqa: E402
+from featlearn.analysis.criteria import ALIGNED_OVERLAP2, negative_aligned
+from featlearn.analysis.thresholds import FITTED, logistic
 
-from featlearn.analysis.criteria import ALIGNED_OVERLAP2, negative_aligned  # noqa: E402
-from featlearn.analysis.thresholds import FITTED, logistic  # noqa: E402
+matplotlib.use("Agg")  # files only; pyplot, imported above, picks no backend before a figure
 
 
 def shades(n, cmap="Blues"):

@@ -5,14 +5,14 @@ here beyond reading off thresholds.
 """
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from featlearn.analysis.theory_tables import delta_nn_curve, long_time_threshold
+from featlearn.analysis.thresholds import FITTED
+from featlearn.plotting.figures import binomial_error, shades
 
-from featlearn.analysis.theory_tables import delta_nn_curve, long_time_threshold  # noqa: E402
-from featlearn.analysis.thresholds import FITTED  # noqa: E402
-from featlearn.plotting.figures import binomial_error, shades  # noqa: E402
+matplotlib.use("Agg")  # files only; pyplot, imported above, picks no backend before a figure
 
 TAIL_NOTE = (
     "Bulk edge of the N-path DMFT law = that of a system with n = N samples (extreme-value tail "

@@ -1,0 +1,555 @@
+"""The job registry: every kind of compute job, declared once.
+
+A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
+
+* ``path``: where its jobs write, as a pattern over the rule's wildcards.  The output is
+  ``results/<path><suffix>``, the log ``results/logs/<path>.log`` and the benchmark
+  ``results/benchmarks/<path>.tsv``;
+* ``cells``: the wildcards of every job the config asks for (strings, as Snakemake sees them);
+* ``settings``: the typed settings one job reads (``featlearn.pipeline.settings``; its ``asdict()``
+  is the job's ``params.settings``, which Snakemake compares to decide reruns);
+* ``extra``: the other values its code reads (``params.<name>``), each with the config key it
+  comes from;
+* ``cost``: its memory (MB) and upper-bound runtime (seconds) (``featlearn.pipeline.resources``);
+* ``section``: the config key its cells come from (named by the memory pre-flight).
+
+The rules (``workflow/rules/*.smk``), the cost estimate (``featlearn.plan``), the memory pre-flight
+(``featlearn.pipeline.checks.memory``) and the tests all read this table, so the list of jobs and
+their resources exist once.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from featlearn.pipeline import resources
+from featlearn.pipeline import settings as typed
+
+RESULTS = "results"
+
+
+def fmt(value):
+    """Canonical text of a number in a file name (δ = 6.0 -> '6')."""
+    return f"{float(value):g}"
+
+
+@dataclass(frozen=True)
+class Kind:
+    rule: str
+    path: str
+    cells: Callable  # config -> [dict of wildcard strings]
+    settings: Callable  # (config, wildcards) -> JobSettings
+    cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
+    section: Callable  # wildcards -> config key the cell comes from
+    suffix: str = ".npz"
+    constraints: tuple = ()  # (wildcard, regex)
+    threads: str = "config"  # "config": config["threads"]; "one": 1
+    extra: Callable | None = None  # (config, wildcards) -> {param: (value, config key)}
+    extra_names: tuple = ()
+
+    def params(self, config, w):
+        """{param: value} of one job: ``settings`` (as a dict) and the ``extra`` values."""
+        extra = self.extra(config, w) if self.extra else {}
+        return {"settings": self.settings(config, w).asdict(), **{k: v for k, (v, _) in extra.items()}}
+
+    def origins(self, config, w):
+        """The config keys one job's params come from (a list-valued key stands for its elements)."""
+        extra = self.extra(config, w) if self.extra else {}
+        s = self.settings(config, w)
+        keys = {key for name in s.field_names() for key in _keys(s.origin.get(name))}
+        return keys | {key for _, keys in extra.values() for key in _keys(keys)}
+
+    def output(self, **wildcards):
+        return f"{RESULTS}/{self.path.format(**wildcards)}{self.suffix}"
+
+    def log(self, **wildcards):
+        return f"{RESULTS}/logs/{self.path.format(**wildcards)}.log"
+
+    def benchmark(self, **wildcards):
+        return f"{RESULTS}/benchmarks/{self.path.format(**wildcards)}.tsv"
+
+    def pattern(self, what="output"):
+        """The rule's output, log or benchmark pattern (Snakemake wildcards in braces)."""
+        return getattr(self, what)(**{name: f"{{{name}}}" for name in self.wildcard_names()})
+
+    def wildcard_names(self):
+        import string
+
+        return [name for _, name, _, _ in string.Formatter().parse(self.path) if name]
+
+    def job_threads(self, config):
+        return config["threads"] if self.threads == "config" else 1
+
+
+def _keys(origin):
+    """An origin as a tuple of config keys (a value may come from several, or from none)."""
+    return () if origin is None else (origin,) if isinstance(origin, str) else tuple(origin)
+
+
+def _w(**values):
+    return SimpleNamespace(**values)
+
+
+# --- cells ---------------------------------------------------------------------------------------
+
+
+def _sweep_cells(config):
+    return [
+        {"sweep": name, "d": str(d), "delta": fmt(dl)}
+        for name, spec in config["sweeps"].items()
+        for d in spec["d"]
+        for dl in spec["delta"]
+    ]
+
+
+def _hessian_cells(config):
+    return [
+        {"activation": act, "delta": fmt(dl)}
+        for act, deltas in config["hessian"]["delta"].items()
+        for dl in deltas
+    ]
+
+
+def _landscape_cells(config):
+    spec = config["landscape"]
+    return [{"activation": spec["activation"], "delta": fmt(dl)} for dl in spec["delta"]]
+
+
+def main_n_paths(config, model):
+    """The model's main number of DMFT paths N (its own ``n_paths`` or the global one)."""
+    theory = config["theory"]
+    return theory["models"][model].get("n_paths", theory["n_paths"])
+
+
+def theory_n_paths(config, model):
+    """Every N the DMFT of ``model`` is solved with (the main value first)."""
+    main = main_n_paths(config, model)
+    return [main] + [n for n in config["theory"]["n_paths_scan"] if n != main]
+
+
+def _dmft_cells(config):
+    return [
+        {"model": m, "n_paths": str(n)} for m in config["theory"]["models"] for n in theory_n_paths(config, m)
+    ]
+
+
+def _model_cells(config):
+    return [{"model": m} for m in config["theory"]["models"]]
+
+
+def _referee_cells(config):
+    return [
+        {"model": m, "delta": fmt(dl)}
+        for m, deltas in config["theory"]["simulation"]["delta"].items()
+        for dl in deltas
+    ]
+
+
+def _case_cells(cases):
+    return [{"model": m, "delta": fmt(dl)} for m in sorted(cases) for dl in cases[m]]
+
+
+def _escape_models(config, kind):
+    section = config["escape"].get(kind)
+    return section["models"] if section else {}
+
+
+def _predicted_cells(kind):
+    def cells(config):
+        return [
+            {"model": m, "delta": fmt(dl)}
+            for m, spec in _escape_models(config, kind).items()
+            for dl in spec["delta"]
+        ]
+
+    return cells
+
+
+def _convention_scan_cells(config):
+    spec = config.get("conventions")
+    if not spec:
+        return []
+    return [
+        {"convention": name, "activation": act, "d": str(d)}
+        for name in spec["grid"]
+        for act in spec["activations"]
+        for d in spec["d"]
+    ]
+
+
+def _convention_plateau_cells(config):
+    spec = config.get("conventions")
+    return [{"convention": name} for name in spec["grid"]] if spec else []
+
+
+# --- extra params ----------------------------------------------------------------------------------
+
+
+def _theory_extra(config, w):
+    return {"deltas": (config["theory"]["models"][w.model]["delta"], f"theory.models.{w.model}.delta")}
+
+
+def _dmft_extra(config, w):
+    return {**_theory_extra(config, w), "horizon": (config["theory"]["horizon"], "theory.horizon")}
+
+
+def _fixed_point_extra(config, w):
+    nodes = (config["theory"]["fixed_point_nodes"], "theory.fixed_point_nodes")
+    return {**_theory_extra(config, w), "nodes": nodes}
+
+
+def _signal_extra(config, w):
+    return {"m0": (config["escape"]["signal"]["m0"], "escape.signal.m0")}
+
+
+def _convention_scan_extra(config, w):
+    spec, grid = config["conventions"], config["conventions"]["grid"][w.convention]
+    success = f"conventions.grid.{w.convention}.success" if "success" in grid else None
+    return {
+        "coarse": (spec["coarse"][w.activation], f"conventions.coarse.{w.activation}"),
+        "refine": (spec["refine"], "conventions.refine"),
+        "rule": (typed.convention_keys(config, w.convention)["success"], success),
+    }
+
+
+def _convention_plateau_extra(config, w):
+    p, grid = config["conventions"]["plateau"], config["conventions"]["grid"][w.convention]
+    report = f"conventions.grid.{w.convention}." + ("report" if "report" in grid else "loss_normalisation")
+    if "report" not in grid and "loss_normalisation" not in grid:
+        report = "defaults.loss_normalisation"
+    return {
+        "report": (typed.convention_keys(config, w.convention)["report"], report),
+        "plateau_d": (p["d"], "conventions.plateau.d"),
+        "plateau_delta": (p["delta"], "conventions.plateau.delta"),
+    }
+
+
+# --- costs ---------------------------------------------------------------------------------------
+
+
+def _gd_cost(d, delta, s, trials):
+    return (
+        resources.gd_cell_mem_mb(d, delta, s.n_test, s.dtype),
+        resources.gd_cell_seconds(d, delta, s.dtype, s.steps, trials, s.m),
+    )
+
+
+def _sweep_cost(config, w, s):
+    return _gd_cost(int(w.d), float(w.delta), s, s.trials)
+
+
+def _long_run_cost(config, w, s):
+    data = typed.dataset_settings(config, w.name)  # the run's geometry is its dataset's
+    mb = resources.gd_cell_mem_mb(data.d, data.delta, data.n_test, data.dtype)
+    return mb, resources.gd_cell_seconds(data.d, data.delta, data.dtype, s.steps, 1, data.m)
+
+
+def _dataset_cost(config, w, s):
+    return resources.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype), resources.JOB_START
+
+
+def _plateau_cost(config, w, s):
+    delta = float(w.delta)
+    seconds = resources.restricted_seconds(s.d, delta, s.steps, s.seeds, s.checkpoints + 1, s.m)
+    return resources.restricted_mem_mb(s.d, delta, s.m), seconds
+
+
+def _landscape_cost(config, w, s):
+    delta = float(w.delta)
+    return resources.restricted_mem_mb(s.d, delta, s.m), resources.landscape_seconds(s.d, delta, s.steps, s.m)
+
+
+def _referee_cost(config, w, s):
+    delta = float(w.delta)
+    seconds = resources.restricted_seconds(s.d, delta, s.steps, s.seeds, len(s.spectrum_steps))
+    return resources.restricted_mem_mb(s.d, delta), seconds
+
+
+def _dmft_cost(config, w, s):
+    n, horizon = int(w.n_paths), config["theory"]["horizon"]
+    deltas = config["theory"]["models"][w.model]["delta"]
+    return resources.dmft_mem_mb(n, horizon), resources.dmft_seconds(n, horizon, len(deltas))
+
+
+def _fixed_point_cost(config, w, s):
+    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
+    return resources.fixed_point_mem_mb(nodes), resources.fixed_point_seconds(nodes, len(deltas))
+
+
+def _escape_cost(kind):
+    def cost(config, w, s):
+        return resources.escape_cell(kind, s, float(w.delta), config["escape"]["signal"]["m0"])
+
+    return cost
+
+
+def _prediction_cost(config, w, s):
+    return (
+        resources.prediction_mem_mb(s.n_paths, s.horizon, s.samples),
+        resources.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c)),
+    )
+
+
+def _two_stage_cost(config, w, s):
+    return (
+        resources.dmft_mem_mb(s.n_paths, s.horizon),
+        resources.two_stage_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0)),
+    )
+
+
+def _convention_scan_cost(config, w, s):
+    spec = config["conventions"]
+    cells, largest = resources.scan_extent(spec["coarse"][w.activation], spec["refine"])
+    d = int(w.d)
+    mb = resources.gd_cell_mem_mb(d, largest, s.n_test, s.dtype)
+    return mb, cells * resources.gd_cell_seconds(d, largest, s.dtype, s.steps, s.trials, s.m)
+
+
+def _convention_plateau_cost(config, w, s):
+    p = config["conventions"]["plateau"]
+    return _gd_cost(p["d"], p["delta"], s, 1)
+
+
+def _spectral_cost(config, w, s):
+    d = int(w.d)
+    return resources.spectral_mem_mb(d, max(s.delta)), resources.spectral_seconds(d, s.delta, s.trials)
+
+
+# --- the registry ----------------------------------------------------------------------------------
+
+_DELTA = ("delta", r"[0-9.]+")
+_D = ("d", r"\d+")
+
+KINDS = (
+    Kind(
+        "sweep_cell",
+        "sweeps/{sweep}/d{d}_delta{delta}",
+        _sweep_cells,
+        lambda c, w: typed.sweep_settings(c, w.sweep),
+        _sweep_cost,
+        lambda w: f"sweeps.{w.sweep}",
+        constraints=(_D, _DELTA),
+    ),
+    Kind(
+        "grokking_dataset",
+        "data/{name}",
+        lambda c: [{"name": n} for n in c["grokking"]],
+        lambda c, w: typed.dataset_settings(c, w.name),
+        _dataset_cost,
+        lambda w: f"grokking.{w.name}",
+        suffix="",
+        threads="one",
+    ),
+    Kind(
+        "grokking_run",
+        "grokking/{name}",
+        lambda c: [{"name": n} for n in c["grokking"]],
+        lambda c, w: typed.long_run_settings(c, w.name),
+        _long_run_cost,
+        lambda w: f"grokking.{w.name}",
+    ),
+    Kind(
+        "hessian_cell",
+        "hessian/{activation}/delta{delta}",
+        _hessian_cells,
+        lambda c, w: typed.plateau_settings(c, w.activation),
+        _plateau_cost,
+        lambda w: f"hessian.delta.{w.activation}",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "landscape_cell",
+        "landscape/{activation}/delta{delta}",
+        _landscape_cells,
+        lambda c, w: typed.landscape_settings(c, w.activation),
+        _landscape_cost,
+        lambda w: "landscape.delta",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "theory_sim_cell",
+        "theory/sim/{model}/delta{delta}",
+        _referee_cells,
+        lambda c, w: typed.referee_settings(c, w.model),
+        _referee_cost,
+        lambda w: f"theory.simulation.delta.{w.model}",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "dmft_model",
+        "theory/dmft/{model}_N{n_paths}",
+        _dmft_cells,
+        lambda c, w: typed.theory_model_settings(c, w.model),
+        _dmft_cost,
+        lambda w: f"theory.models.{w.model}",
+        constraints=(("n_paths", r"[0-9]+"),),
+        extra=_dmft_extra,
+        extra_names=("deltas", "horizon"),
+    ),
+    Kind(
+        "fixed_point_model",
+        "theory/fixed_point/{model}",
+        _model_cells,
+        lambda c, w: typed.fixed_point_settings(c, w.model),
+        _fixed_point_cost,
+        lambda w: f"theory.models.{w.model}",
+        extra=_fixed_point_extra,
+        extra_names=("deltas", "nodes"),
+    ),
+    Kind(
+        "escape_linear_cell",
+        "escape/linear/{model}/delta{delta}",
+        lambda c: _case_cells(c["escape"]["cases"]),
+        lambda c, w: typed.escape_settings(c, w.model, "linear"),
+        _escape_cost("linear"),
+        lambda w: f"escape.cases.{w.model}",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "escape_signal_cell",
+        "escape/signal/{model}/delta{delta}",
+        lambda c: _case_cells(c["escape"]["signal"]["cases"]),
+        lambda c, w: typed.escape_settings(c, w.model, "signal"),
+        _escape_cost("signal"),
+        lambda w: f"escape.signal.cases.{w.model}",
+        constraints=(_DELTA,),
+        extra=_signal_extra,
+        extra_names=("m0",),
+    ),
+    Kind(
+        "escape_prediction_cell",
+        "escape/prediction/{model}/delta{delta}",
+        _predicted_cells("prediction"),
+        lambda c, w: typed.prediction_settings(c, w.model),
+        _prediction_cost,
+        lambda w: f"escape.prediction.models.{w.model}",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "escape_two_stage_cell",
+        "escape/two_stage/{model}/delta{delta}",
+        _predicted_cells("two_stage"),
+        lambda c, w: typed.two_stage_settings(c, w.model),
+        _two_stage_cost,
+        lambda w: f"escape.two_stage.models.{w.model}",
+        constraints=(_DELTA,),
+    ),
+    Kind(
+        "convention_scan",
+        "conventions/scan/{convention}/{activation}_d{d}",
+        _convention_scan_cells,
+        lambda c, w: typed.convention_settings(c, w.convention, w.activation),
+        _convention_scan_cost,
+        lambda w: f"conventions.grid.{w.convention}",
+        constraints=(("activation", r"[a-z0-9]+"), _D),
+        extra=_convention_scan_extra,
+        extra_names=("coarse", "refine", "rule"),
+    ),
+    Kind(
+        "convention_plateau",
+        "conventions/plateau/{convention}",
+        _convention_plateau_cells,
+        lambda c, w: typed.convention_plateau_settings(c, w.convention),
+        _convention_plateau_cost,
+        lambda w: f"conventions.grid.{w.convention}",
+        extra=_convention_plateau_extra,
+        extra_names=("report", "plateau_d", "plateau_delta"),
+    ),
+    Kind(
+        "spectral_overlap",
+        "spectral/overlap_d{d}",
+        lambda c: [{"d": str(d)} for d in c["spectral"]["d"]],
+        lambda c, w: typed.spectral_settings(c),
+        _spectral_cost,
+        lambda w: "spectral.d",
+        suffix=".csv",
+        constraints=(_D,),
+        threads="one",
+    ),
+)
+
+KIND = {k.rule: k for k in KINDS}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One compute job of a config: its kind, wildcards, settings, threads, memory and seconds."""
+
+    kind: Kind
+    wildcards: dict
+    settings: object
+    threads: int
+    mem_mb: int
+    seconds: float
+
+    @property
+    def rule(self):
+        return self.kind.rule
+
+    @property
+    def output(self):
+        return self.kind.output(**self.wildcards)
+
+    @property
+    def benchmark(self):
+        return self.kind.benchmark(**self.wildcards)
+
+    @property
+    def section(self):
+        return self.kind.section(_w(**self.wildcards))
+
+    @property
+    def family(self):
+        """What the cost estimate scales this job from: its rule's first wildcard (sweep, model, ...)."""
+        names = self.kind.wildcard_names()
+        return self.wildcards[names[0]] if names else self.rule
+
+    @property
+    def d(self):
+        return int(self.wildcards["d"]) if "d" in self.wildcards else getattr(self.settings, "d", None)
+
+    @property
+    def delta(self):
+        return float(self.wildcards["delta"]) if "delta" in self.wildcards else None
+
+
+def job(config, kind, wildcards):
+    """The :class:`Job` of ``kind`` (a rule name or Kind) at ``wildcards`` (a dict of strings)."""
+    kind = KIND[kind] if isinstance(kind, str) else kind
+    w = _w(**wildcards)
+    s = kind.settings(config, w)
+    mem_mb, seconds = kind.cost(config, w, s)
+    return Job(kind, dict(wildcards), s, kind.job_threads(config), int(mem_mb), float(seconds))
+
+
+def compute_jobs(config):
+    """Every compute job ``config`` asks for, kind by kind."""
+    return [job(config, kind, cell) for kind in KINDS for cell in kind.cells(config)]
+
+
+CELL_COORDINATES = ("d", "delta", "n_paths")
+"""Wildcards that place a job inside its family: no settings builder reads them."""
+
+
+def params_by_output(config):
+    """{output: (params, the config keys they come from)} of every compute job of ``config`` (the
+    params of a family, e.g. one sweep's cells, are built once)."""
+    out, families = {}, {}
+    for kind in KINDS:
+        for cell in kind.cells(config):
+            family = (kind.rule, *sorted((k, v) for k, v in cell.items() if k not in CELL_COORDINATES))
+            if family not in families:
+                w = _w(**cell)
+                families[family] = (kind.params(config, w), kind.origins(config, w))
+            out[kind.output(**cell)] = families[family]
+    return out
+
+
+def outputs(config, rule, **match):
+    """Output files of the jobs of ``rule`` whose wildcards include ``match``."""
+    kind = KIND[rule]
+    return [
+        kind.output(**cell)
+        for cell in kind.cells(config)
+        if all(cell.get(k) == (fmt(v) if k == "delta" else str(v)) for k, v in match.items())
+    ]

@@ -1,0 +1,206 @@
+"""Exact reruns: a config edit changes the params of exactly the jobs whose code reads the edited key.
+
+Three checks, from cheap to expensive:
+
+* every leaf key of ``config.yaml``, of the tiny config and of each overlay (merged after
+  ``config.yaml``, as ``--configfile config.yaml <overlay>`` does) is edited in turn, and the
+  registry's params (``featlearn.pipeline.jobs.params_by_output``) change for exactly the jobs whose
+  params come from that key (their ``origins``);
+* ``tests/test_workflow.py::test_every_settings_field_is_read`` checks, on a tracked tiny build, that
+  each job's code reads every field of its settings, so "its params come from the key" means "its
+  code reads the key";
+* the opt-in ``reruns`` check (``python -m pytest -m reruns``) edits every leaf key of the tiny
+  config on a built tiny tree and asks Snakemake (``--detailed-summary``) which compute jobs it
+  would rerun: exactly the registry's readers, the cells the edit adds, and what is computed from
+  them.
+"""
+
+import copy
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+from featlearn.pipeline import jobs
+from featlearn.pipeline.checks import _walk
+from featlearn.plan import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
+OVERLAYS = sorted((ROOT / "workflow" / "configs").glob("*.yaml"))
+COMPLETE = {"tiny.yaml", "paper.yaml"}
+"""Configs that stand alone (a --configfile replaces config.yaml); the others are overlays."""
+
+ALTERNATIVE = {
+    "he2": "bump",
+    "bump": "he2",
+    "square": "he2",
+    "easy_hard": "he2",
+    "gelu": "quad",
+    "quad": "gelu",
+    "relu": "gelu",
+    "tanh": "gelu",
+    "erf": "gelu",
+    "random": "spectral",
+    "spectral": "random",
+    "e1": "random",
+    "float32": "float64",
+    "float64": "float32",
+    "none": "variance",
+    "variance": "none",
+    "second_moment": "none",
+    "final": "max",
+}
+"""A valid other value for the enumerated strings of the config."""
+
+EVERYTHING = {"seed"}
+"""Keys that rerun every compute job on purpose: every random draw derives from ``seed``."""
+
+
+def edited(value):
+    """Another value of the same type, valid where it can be."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return round(value * 1.1 + 0.01, 6)
+    if isinstance(value, str):
+        return ALTERNATIVE.get(value, value + "x")
+    return 1.0
+
+
+def with_edit(config, key, value):
+    out = copy.deepcopy(config)
+    *path, last = key.split(".")
+    node = out
+    for part in path:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return out
+
+
+def reads(origins, key):
+    """Whether params from ``origins`` read ``key`` (a list-valued origin covers its elements)."""
+    return any(key == o or key.startswith(o + ".") for o in origins)
+
+
+def configs():
+    """(name, config) of every config a user can build: complete configs and overlays on config.yaml."""
+    out = [("config.yaml", load_config([ROOT / "config.yaml"]))]
+    for path in OVERLAYS:
+        paths = [path] if path.name in COMPLETE else [ROOT / "config.yaml", path]
+        out.append((path.name, load_config(paths)))
+    return out
+
+
+def param_changes(config, key, before=None):
+    """(changed, readers, added, removed) outputs when ``key`` is edited, from the registry."""
+    before = before or jobs.params_by_output(config)
+    after = jobs.params_by_output(with_edit(config, key, edited(_leaf(config, key))))
+    common = before.keys() & after.keys()
+    changed = {o for o in common if before[o][0] != after[o][0]}
+    readers = {o for o in common if reads(before[o][1], key)}
+    return changed, readers, after.keys() - before.keys(), before.keys() - after.keys()
+
+
+def _leaf(config, key):
+    node = config
+    for part in key.split("."):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+@pytest.mark.parametrize("name,config", configs(), ids=[name for name, _ in configs()])
+def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, config):
+    failures, before = [], jobs.params_by_output(config)
+    for key, _ in _walk(config):
+        try:
+            changed, readers, _, _ = param_changes(config, key, before)
+        except (KeyError, ValueError, TypeError):
+            continue  # an edit the registry cannot expand (e.g. a renamed reference): a config error
+        if changed != readers:
+            failures.append((key, sorted(changed ^ readers)[:3]))
+    assert not failures, failures
+
+
+def test_the_issue_examples_rerun_only_their_readers():
+    """``defaults.record_points`` is read by the GD sweeps and the long run, not by the restricted-GD
+    cells (Hessian, Fig 3, referee, escape), which record on their own grid; ``sweeps.quad.trials``
+    only by the quad sweep's cells."""
+    config = load_config([ROOT / "config.yaml"])
+    changed, _, _, _ = param_changes(config, "defaults.record_points")
+    rules = {o.split("/")[1] for o in changed}
+    assert rules == {"sweeps", "grokking"}
+    assert not any("/easy_hard/" in o for o in changed)  # it records on its own grid
+    changed, _, _, _ = param_changes(config, "sweeps.quad.trials")
+    assert changed == {o for o in jobs.outputs(config, "sweep_cell", sweep="quad")}
+
+
+def test_seed_reruns_every_job_that_draws_on_purpose():
+    """Every job with random draws reads ``seed``; the static fixed point has none, and the long run
+    takes its draws from its dataset (which reads the seed)."""
+    config = load_config([ROOT / "config.yaml"])
+    changed, _, _, _ = param_changes(config, "seed")
+    drawless = set(jobs.outputs(config, "fixed_point_model")) | set(jobs.outputs(config, "grokking_run"))
+    assert changed == set(jobs.params_by_output(config)) - drawless and EVERYTHING == {"seed"}
+
+
+# --- the opt-in check against Snakemake ---------------------------------------------------------------
+
+
+def summary_plan(workdir, configfile):
+    """{output: (rule, plan)} of every output of the DAG under ``configfile``, from Snakemake."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["snakemake", "--cores", "1", "--nolock", "--detailed-summary", "--configfile", str(configfile)],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        return None  # a config the schema or the checks reject
+    rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
+    return {row[0]: (row[2], row[7], set(row[4].split(","))) for row in rows}
+
+
+@pytest.mark.reruns
+def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_path):
+    config = yaml.safe_load(TINY.read_text())
+    compute = {kind.rule for kind in jobs.KINDS}
+    keys = [key for key, _ in _walk(config)]
+
+    def check(key):
+        edit = with_edit(config, key, edited(_leaf(config, key)))
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(yaml.safe_dump(edit))
+        rows = summary_plan(tiny_tree, path)
+        if rows is None:
+            return key, "rejected", None
+        changed, _, added, _ = param_changes(config, key)
+        expected = changed | added
+        frontier = set(expected)
+        while frontier:  # compute jobs that read those outputs (a long run reads its dataset)
+            readers = {o for o, (rule, _, inputs) in rows.items() if rule in compute and inputs & frontier}
+            frontier = readers - expected
+            expected |= frontier
+        scheduled = {o for o, (rule, plan, _) in rows.items() if rule in compute and plan != "no update"}
+        return key, "ok" if scheduled == expected else "mismatch", sorted(scheduled ^ expected)[:4]
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(check, keys))
+    report = tmp_path / "reruns.json"
+    report.write_text(json.dumps(results, indent=1))
+    mismatches = [r for r in results if r[1] == "mismatch"]
+    rejected = [r[0] for r in results if r[1] == "rejected"]
+    exact = len(keys) - len(mismatches) - len(rejected)
+    print(f"{len(keys)} keys: {exact} exact, {len(rejected)} rejected edits")
+    assert not mismatches, mismatches
+    assert len(rejected) < len(keys) // 4, rejected
