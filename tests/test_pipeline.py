@@ -128,3 +128,20 @@ def test_expected_time_scales_the_nearest_measured_job():
     assert expected_seconds(job("gelu", 500, 6.0, start + 200.0), reference) == pytest.approx(start + 20.0)
     # another sweep: nothing to scale from, the upper bound stands
     assert expected_seconds(job("quad", 500, 5.0, start + 400.0), reference) == start + 400.0
+
+
+def test_a_schema_error_names_the_broken_bound_not_the_composite_keyword():
+    """``defaults`` is checked through ``allOf`` + ``unevaluatedProperties``: a value out of its range
+    must be reported at its own key with its bound, not as "Unevaluated properties are not allowed"."""
+    from featlearn.pipeline.checks import schema_error
+
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    assert schema_error(CONFIG, schema) is None
+    bad = {**CONFIG, "defaults": {**CONFIG["defaults"], "success_rho": 1.5}}
+    error = schema_error(bad, schema)
+    assert error.key == "defaults.success_rho" and "maximum of 1" in str(error)
+    assert "Unevaluated" not in str(error)
+    unknown = {**CONFIG, "defaults": {**CONFIG["defaults"], "learning_rat": 1.0}}
+    assert schema_error(unknown, schema).key == "defaults" and "learning_rat" in str(
+        schema_error(unknown, schema)
+    )

@@ -120,6 +120,11 @@ BAD_CONFIGS = {
         {"conventions": {**CONVENTIONS_TINY["conventions"], "grid": {"fast": {"eta": 2.0}}}},
         "conventions.grid.fast",
     ),
+    "out-of-range success level": ({"defaults": {"success_rho": 1.5}}, "defaults.success_rho"),
+    "noisy theory model for the noiseless fixed point": (
+        {"theory": {"models": {"quad": {"noise": 0.1}}}},
+        "theory.models.quad.noise",
+    ),
     "histogram delta not in the grid": (
         {"hessian": {"histogram": {"quad": [4.0, 15.0]}}},
         "hessian.histogram.quad.1",

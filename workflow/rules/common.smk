@@ -4,7 +4,6 @@
 import os
 from pathlib import Path
 
-import jsonschema
 import yaml
 from snakemake.exceptions import WorkflowError
 
@@ -17,12 +16,9 @@ from featlearn.pipeline.deps import module_closure, module_names
 
 def validate_config(cfg, schema_path):
     """Validate ``cfg`` against the JSON schema; fail with one line naming the offending key."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    validator = jsonschema.Draft202012Validator(schema)
-    error = next(iter(sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))), None)
+    error = checks.schema_error(cfg, yaml.safe_load(Path(schema_path).read_text()))
     if error is not None:
-        key = ".".join(str(p) for p in error.absolute_path) or "<top level>"
-        raise WorkflowError(f"config error at '{key}': {error.message}")
+        raise WorkflowError(str(error))
 
 
 def memory_limit():

@@ -16,6 +16,35 @@ class ConfigError(ValueError):
         self.key = key
 
 
+COMPOSITE = {"allOf", "anyOf", "oneOf", "unevaluatedProperties", "unevaluatedItems", "$ref"}
+"""Schema keywords whose errors only say that a nested rule failed."""
+
+
+def _flattened(errors):
+    for error in errors:
+        yield error
+        yield from _flattened(error.context or ())
+
+
+def schema_error(config, schema):
+    """The most specific violation of the JSON ``schema`` by ``config`` as a :class:`ConfigError`
+    (None if it is valid): the deepest key, a broken bound or type before a composite keyword's
+    summary, so that ``defaults.success_rho: 1.5`` reads "1.5 is greater than the maximum of 1"
+    instead of "Unevaluated properties are not allowed" and a list of every key."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = list(_flattened(validator.iter_errors(config)))
+    if not errors:
+        return None
+
+    def rank(error):
+        return (-len(error.absolute_path), error.validator in COMPOSITE, list(map(str, error.absolute_path)))
+
+    error = min(errors, key=rank)
+    return ConfigError(".".join(str(p) for p in error.absolute_path) or "<top level>", error.message)
+
+
 def _walk(value, path=()):
     if isinstance(value, dict):
         for k, v in value.items():
