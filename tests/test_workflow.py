@@ -323,7 +323,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "threshold_table": 1,
         "phase_figure": 2,  # Fig 4, and the bump figure, which draws the prediction table below
         "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
-        "escape_figure": 1,
+        "sweep_escape_steps_figure": 1,
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
         "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
         "theory_figure": 1,  # fig10b_delta_nn draws them

@@ -8,7 +8,7 @@ localrules:
     hessian_spectrum_figure,
     hessian_delta_figure,
     hessian_trajectory_figure,
-    escape_figure,
+    sweep_escape_steps_figure,
 
 
 rule phase_figure:
@@ -155,11 +155,11 @@ rule hessian_delta_figure:
         "../scripts/plot_hessian_delta.py"
 
 
-rule escape_figure:
+rule sweep_escape_steps_figure:
     message:
-        "Drawing escape step vs delta"
+        "Drawing the escape steps of the GD sweeps vs delta"
     input:
-        code=code("plot_escape.py"),
+        code=code("plot_sweep_escape_steps.py"),
         tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"])),
     output:
         figure_outputs("extra_escape_steps"),
@@ -177,7 +177,7 @@ rule escape_figure:
     conda:
         ENV
     script:
-        "../scripts/plot_escape.py"
+        "../scripts/plot_sweep_escape_steps.py"
 
 
 rule hessian_trajectory_figure:

@@ -45,6 +45,7 @@ rule manuscript:
         prediction=f"{RESULTS}/tables/delta50_prediction.csv",
         landscape=landscape_cells(),
         figures=[figure_files(f.stem)[0] for f in FIGURES],
+        benchmarks=[job.benchmark for job in registry.compute_jobs(config)],
     output:
         numbers=f"{RESULTS}/paper/numbers.json",
         pdf=report(f"{RESULTS}/paper/manuscript.pdf", caption=REPORT_CAPTION, category="Manuscript"),
@@ -58,7 +59,6 @@ rule manuscript:
         paper=canonical(config["claims"]["paper"]),
         config_name=lambda w: " + ".join(os.path.basename(str(f)) for f in workflow.overwrite_configfiles) or "config.yaml",
         figures=lambda w: {f.stem: figure_files(f.stem)[0] for f in FIGURES},
-        benchmarks=lambda w, output: os.path.join(os.path.dirname(os.path.dirname(output.numbers)), "benchmarks"),
     threads: 1
     resources:
         mem_mb=2000,

@@ -1,4 +1,4 @@
-"""Activation functions σ with their first and second derivatives in closed form.
+"""Activation functions σ with their first and second derivatives in closed form (docs/model.md, eq. (M2)).
 
 Every activation is one branch of :func:`activation`, a numba scalar function returning the triple
 (σ(z), σ′(z), σ″(z)); the GD and Hessian kernels call it with an integer code, so one compiled

@@ -1,4 +1,4 @@
-"""Gaussian data for the multi-index model.
+"""Gaussian data for the multi-index model (docs/model.md, eq. (M1)).
 
 x_i ~ N(0, I_d), i = 1..n, y_i = h(Θ*ᵀx_i) + noise·ε_i with ε_i ~ N(0, 1) and Θ* ∈ R^{d×k}
 orthonormal: the first k canonical vectors (``theta_star="e1"``) or a Haar-random frame

@@ -1,8 +1,8 @@
-"""Link functions h: R^k → R of the multi-index target y = h(Θ*ᵀx) (+ noise).
+"""Link functions h: R^k → R of the multi-index target y = h(Θ*ᵀx) (+ noise) (docs/model.md, eq. (M1)).
 
 Each link is registered with its index dimension k and a vectorised function of the projections
 G = XΘ* (shape (n, k)).  The single-index links also register E[g² | y] (needed by the spectral
-method, ``theory/spectral.md``): every registered single-index link determines g² from y.
+method, docs/spectral.md, eqs. (S1)–(S2)): every registered single-index link determines g² from y.
 
 * ``he2``          h(g) = g² − 1            (default: centred noiseless phase retrieval)
 * ``square``       h(g) = g²                (uncentred phase retrieval)

@@ -1,8 +1,9 @@
-"""Single-neuron square loss and its z-derivatives, one definition for the theory and the checks.
+"""Single-neuron square loss and its z-derivatives, one definition for the theory and the checks
+(docs/model.md, the per-sample Hessian weight after eq. (M7)).
 
 ℓ(y, z) = (aσ(z + b) − y)²/2,   ℓ′ = e·aσ′(z + b),   ℓ″ = w = (aσ′(z + b))² + e·aσ″(z + b),
 with e = aσ(z + b) − y (the restricted GD residual r = ℓ′ and the Hessian weight w = ℓ″ of
-outlier.md).  :func:`derivatives` is the numba scalar (used inside the fixed point's prox);
+docs/dmft.md, eq. (D5), and docs/outlier.md, eq. (O1)).  :func:`derivatives` is the numba scalar (used inside the fixed point's prox);
 :func:`loss_derivatives` applies it elementwise to arrays.
 """
 

@@ -1,15 +1,15 @@
-"""Alignment of the learned first-layer weights with the teacher subspace.
+"""Alignment of the learned first-layer weights with the teacher subspace (docs/model.md, eq. (M8)).
 
 With θ̂_j = θ_j/‖θ_j‖ and Θ* ∈ R^{d×k} orthonormal:
 
 * per-neuron alignment ρ_j = ‖Θ*ᵀθ̂_j‖ (for m = 1 this is ρ = ‖P_{Θ*}θ‖/‖θ‖);
-* network alignment ρ = σ_max(Θ*ᵀQ), Q ∈ R^{d×m} an orthonormal basis of span(θ_1, …, θ_m):
-  the cosine of the smallest principal angle between the learned and the teacher subspaces.
-  It equals ρ_1 for m = 1, is 1 when span(Θ) contains a teacher direction, ≈ √(mk/d) for random
-  weights, and lies in [0, 1].  (conventions.md says "largest singular value of Θ*ᵀΘ̂ with θ̂_j
-  normalised"; with merely normalised, non-orthogonal rows that value reaches √m when all
-  neurons coincide with θ*, so it could not be compared with the 0.5/0.9 thresholds.  Orthonormal
-  rows are the reading that keeps it a cosine.)
+* network alignment (M8): ρ = ‖Θ*ᵀθ̂_1‖ for m = 1, and ρ = σ_max(Θ*ᵀQ) for m > 1, with
+  Q ∈ R^{d×m} an orthonormal basis of span(θ_1, …, θ_m) (QR of Θᵀ): the cosine of the smallest
+  principal angle between the learned and the teacher subspaces.  It lies in [0, 1], is 1 when
+  span(Θ) contains a teacher direction, and for a uniformly random span E[ρ²] ≤ mk/d (ρ² is at
+  most ‖Θ*ᵀQ‖_F², whose mean is mk/d).  The basis is orthonormalised, not just normalised: with
+  normalised but non-orthogonal rows σ_max(Θ*ᵀΘ̂ᵀ) reaches √m when all neurons coincide with θ*,
+  which is no cosine and could not be compared with the ρ levels of docs/model.md.
 * direction overlaps o_l = ‖P_{span Θ} θ*_l‖ = ‖Qᵀθ*_l‖, l = 1..k: whether teacher direction l
   is learned by the network (it lies in the span of the neurons), whichever combination of
   neurons carries it;

@@ -1,4 +1,5 @@
-"""Two-layer network, empirical risk, gradient and Hessian-vector product (NumPy reference).
+"""Two-layer network, empirical risk, gradient and Hessian-vector product (NumPy reference):
+docs/model.md, eqs. (M2), (M3), (M6), (M7).
 
 f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained, a, b fixed.
 Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))².  With z_ij = θ_jᵀx_i + b_j, residual
@@ -8,6 +9,7 @@ e_i = f(x_i) − y_i and c_j = a_j/m:
   ∇²_{θ_j θ_l} R̂ = (1/n) Σ_i [c_j c_l σ′(z_ij)σ′(z_il) + δ_jl e_i c_j σ″(z_ij)] x_i x_iᵀ   (H)
 
 For m = 1, a = 1: H = (1/n) Xᵀ diag(w) X with w_i = σ′(z_i)² + (σ(z_i) − y_i)σ″(z_i).
+The code labels (G) and (H) are (M6) and (M7) of docs/model.md.
 These plain implementations are the references the numba kernels are tested against.
 """
 

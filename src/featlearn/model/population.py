@@ -1,4 +1,4 @@
-"""The population (test) risk of the network, exactly, by Gauss–Hermite quadrature.
+"""The population (test) risk of the network, exactly, by Gauss–Hermite quadrature (docs/model.md, eq. (M9)).
 
 For x ~ N(0, I_d) the network sees x only through z = Θx ∈ R^m and the target through
 G = Θ*ᵀx ∈ R^k, jointly Gaussian: z = A G + L ζ with A = ΘΘ* (m×k), L Lᵀ = Θ(I − Θ*Θ*ᵀ)Θᵀ
@@ -36,7 +36,7 @@ def _rule(dim, nodes):
 
 
 def population_risk(theta, a, b, activation, theta_star, link, noise=0.0, nodes=40):
-    """½ E[(y − f(x))²] for x ~ N(0, I_d), y = h(Θ*ᵀx) + noise·ε (shared/conventions.md)."""
+    """½ E[(y − f(x))²] for x ~ N(0, I_d), y = h(Θ*ᵀx) + noise·ε (docs/model.md, eq. (M1))."""
     theta = np.atleast_2d(np.asarray(theta, dtype=np.float64))
     m = theta.shape[0]
     along = theta @ theta_star  # A, m × k

@@ -1,4 +1,4 @@
-"""Seeds derived from a job's identity, never from scheduling order.
+"""Seeds derived from a job's identity, never from scheduling order (docs/model.md, "Seeds and thresholds").
 
 A trial's identity is a tuple such as (base_seed, experiment, activation, d, δ, trial).  Its
 canonical text is hashed with SHA-256 and the digest seeds a :class:`numpy.random.SeedSequence`;

@@ -43,7 +43,7 @@ FIXED = (
     Figure(
         "extra_escape_steps",
         "",
-        "escape_figure",
+        "sweep_escape_steps_figure",
         "Escape step (first step with ρ ≥ escape_rho) vs δ, median and quartiles, per sweep.",
     ),
     Figure(

@@ -275,7 +275,7 @@ def hessian_delta_figure(tables, fixed_points=None):
     return fig
 
 
-def escape_figure(sweeps):
+def sweep_escape_steps_figure(sweeps):
     """Escape step (first step with ρ ≥ 1/2) vs δ: median and quartiles over escaped trials, per d.
 
     ``sweeps``: {name: cell rows}.
