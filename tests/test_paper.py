@@ -165,3 +165,18 @@ def test_claim_texts_have_no_exponent_for_large_values():
     ]
     row = claims.claim_escape_time(_results(**{"gelu_cells.csv": cells}), TOL, "gelu")
     assert "median escape step 2810 at δ=5" in row["measured"] and "e+" not in row["measured"]
+
+
+def test_the_results_index_lists_each_table_with_its_caption_and_shape():
+    from featlearn.analysis.manuscript_numbers import results_index
+    from featlearn.pipeline.manifest import table_caption
+
+    rows = [{"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 4.0}]
+    index = results_index({"results/tables/escape_signal.csv": rows, "results/tables/gelu_cells.csv": []})
+    assert index[0] == {
+        "table": "escape_signal.csv",
+        "caption": table_caption("escape_signal.csv"),
+        "rows": "2",
+        "columns": "2",
+    }
+    assert index[1]["rows"] == "0" and index[1]["caption"] == table_caption("x_cells.csv")

@@ -271,6 +271,22 @@ THEORY_TABLES = (
 )
 
 
+def index_tables():
+    """Every CSV table this config's build writes (the manuscript's results index lists them)."""
+    names = [f"{s}_{kind}.csv" for s in config["sweeps"] for kind in ("cells", "thresholds")]
+    names += ["thresholds.csv", "delta_alg.csv", "spectral_theory.csv"]
+    names += [f"hessian_{act}.csv" for act in config["hessian"]["delta"]]
+    names.append(f"{config['easy_hard']['stem']}_learning_steps.csv")
+    names += [name for name in THEORY_TABLES if name.endswith(".csv")]
+    names += ["escape_linear_stage.csv", "escape_referee_trials.csv", "escape_signal.csv", "escape_signal_runs.csv"]
+    names += ["escape_prediction.csv", "delta50_prediction.csv"]
+    if config["escape"].get("two_stage"):
+        names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
+    if config.get("conventions"):
+        names += ["conventions.csv", "convention_scans.csv"]
+    return [f"{RESULTS}/tables/{name}" for name in names + ["claims.csv"]]
+
+
 def all_targets():
     targets = [f"{RESULTS}/tables/thresholds.csv"]
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]

@@ -46,6 +46,7 @@ rule manuscript:
         landscape=landscape_cells(),
         figures=[figure_files(f.stem)[0] for f in FIGURES],
         benchmarks=[job.benchmark for job in registry.compute_jobs(config)],
+        index=index_tables(),
     output:
         numbers=f"{RESULTS}/paper/numbers.json",
         pdf=report(f"{RESULTS}/paper/manuscript.pdf", caption=REPORT_CAPTION, category="Manuscript"),

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import typst
 
-from featlearn.analysis.manuscript_numbers import numbers
+from featlearn.analysis.manuscript_numbers import numbers, results_index
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv
 
@@ -13,7 +13,8 @@ tables = {Path(p).name: read_csv(p) for p in [*sm.input.tables, sm.input.predict
 claims = read_csv(sm.input.claims)
 landscape = [load_npz(p)[0] for p in sm.input.landscape]
 benchmarks = [  # the compute jobs' (seconds, max RSS), declared inputs of this rule
-    (p, *(float(v) for v in Path(p).read_text().splitlines()[1].split("\t")[:3:2])) for p in sm.input.benchmarks
+    (p, *(float(v) for v in Path(p).read_text().splitlines()[1].split("\t")[:3:2]))
+    for p in sm.input.benchmarks
 ]
 out = numbers(
     tables,
@@ -24,6 +25,7 @@ out = numbers(
     sm.params.config_name,
     sm.params.paper,
 )
+out["index"] = results_index({p: read_csv(p) for p in sm.input.index})
 out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}
 Path(sm.output.numbers).write_text(json.dumps(out, indent=1, ensure_ascii=False))
 inputs = {"numbers": "/" + sm.output.numbers}

@@ -88,6 +88,22 @@ def landscape_numbers(cells):
     ]
 
 
+def results_index(tables):
+    """The manuscript's results index: per results table (path → rows) of this build, its file,
+    what it holds (``manifest.table_caption``), its rows and columns.  Overlay results reach the
+    reader through it: a build with an overlay lists the overlay's tables."""
+    from pathlib import PurePath
+
+    from featlearn.pipeline.manifest import table_caption
+
+    out = []
+    for path, rows in tables.items():
+        name = PurePath(path).name
+        shape = {"rows": str(len(rows)), "columns": str(len(rows[0]) if rows else 0)}
+        out.append({"table": name, "caption": table_caption(name), **shape})
+    return out
+
+
 def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
     """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
     the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,

@@ -1,5 +1,6 @@
 """GD runs of the convention explorer (workflow/configs/conventions.yaml): a δ scan whose grid refines
-itself around the transition, and the long run at which the Fig 2 plateau is measured.
+itself around the transition, and the long run at which the Fig 2 plateau is measured (docs/model.md,
+"Why the centred target is the default").
 
 Scan: ``trials`` trials at each δ of a coarse grid; the coarse estimate δ̂ is the first δ at which
 the success fraction exceeds ½ (linear interpolation, ``thresholds.first_crossing``; the grid's

@@ -1,4 +1,5 @@
-"""Full-batch gradient descent on the empirical square loss, with recording.
+"""Full-batch gradient descent on the empirical square loss, with recording (docs/model.md, eq. (M4);
+the alignment (M8); "Recording, early stopping and test loss").
 
 Θ^{t+1} = Θ^t − η·s·∇R̂(Θ^t), with s = 1 (or 1/Var(y) when the loss is normalised by the
 variance of y).  The gradient comes from the fused kernel (one read of X per step).  At every

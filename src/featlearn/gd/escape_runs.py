@@ -1,11 +1,11 @@
-"""The escape, simulated (shared/theory/escape.md): unrestricted GD runs of the hard coordinate
-against the process of ``theory.escape``, one (model, δ) cell at a time.
+"""The escape, simulated (docs/escape.md): unrestricted GD runs of the hard coordinate against the
+process of ``theory.escape``, one (model, δ) cell at a time.
 
-* :func:`linear_stage_cell`: unrestricted runs with their exact linearisation (``theory.linearisation``)
-  against the covariance (V) of the linear process from the restricted DMFT;
+* :func:`linear_stage_cell`: unrestricted runs with their exact linearisation (``theory.linearisation``,
+  eq. (E7)) against the covariance (V) = (E5) of the linear process (E1) from the restricted DMFT;
 * :func:`planted_run`, :func:`signal_cell`: runs from a planted overlap m₀ against the DMFT with
-  signal and its finite-d overlap (S), with where each run ends (‖∇R̂‖ and the smallest Hessian
-  eigenvalue by Lanczos).
+  signal (E8) and its finite-d overlap (S) = (E9), with where each run ends (‖∇R̂‖ and the smallest
+  Hessian eigenvalue by Lanczos).
 """
 
 import numpy as np

@@ -1,8 +1,8 @@
-"""Fused numba kernel for the empirical-risk gradient: reads X once per GD step.
+"""Fused numba kernel for the empirical-risk gradient: reads X once per GD step (docs/model.md, eq. (M6)).
 
 For each row x_i the kernel forms z_ij = θ_jᵀx_i + b_j, the residual e_i = f(x_i) − y_i and
 accumulates  g_j += e_i c_j σ′(z_ij) x_i  (c_j = a_j/m) while the row is still in cache, i.e. it
-evaluates eq. (G) of ``network`` in a single pass over X.  Rows are taken four at a time (four
+evaluates eq. (G) of ``network`` ((M6)) in a single pass over X.  Rows are taken four at a time (four
 dot products share one pass over Θ, four axpys share one pass over g), which keeps the loop
 memory-bound rather than latency-bound.
 

@@ -1,4 +1,6 @@
-"""One sweep cell: all trials of (experiment, activation, d, δ), each from its own derived seed.
+"""One sweep cell: all trials of (experiment, activation, d, δ), each from its own derived seed
+(docs/model.md: data (M1), initialisation (M5), GD (M4), success by (M8), "Seeds and thresholds";
+the spectral initialisation: docs/spectral.md, eq. (S5)).
 
 A trial's identity is (seed, experiment, activation, d, δ, trial); ``seeds.trial_generators``
 turns it into independent streams for training data, test data and initialisation, so a trial

@@ -1,5 +1,6 @@
 """The paper's Fig 3, measured: the empirical risk on a plane through the restricted-GD plateau
-point, with the unrestricted GD path of the same data projected onto it.
+point, with the unrestricted GD path of the same data projected onto it (docs/outlier.md, "The
+simulated spectra").
 
 Single neuron.  Restricted GD (hard component projected out) runs to its plateau θ_R, which is
 orthogonal to θ* = e₁.  A plane through it is spanned by the orthonormal pair

@@ -1,4 +1,5 @@
-"""The restricted GD plateau and its Hessian spectrum (the mechanism behind the escape).
+"""The restricted GD plateau and its Hessian spectrum (the mechanism behind the escape; docs/outlier.md,
+"The simulated spectra").
 
 For one (activation, d, δ, seed): restricted GD (hard component projected out of Θ(0) and of
 every gradient, ``gd.run(restrict=U)``) is run until ‖∇R̂‖ ≤ grad_tol or the step budget ends.
@@ -67,9 +68,10 @@ class RestrictedProblem:
     def semi_empirical_outlier(self, theta, weights=None):
         """The outlier equations (``outlier``) fed with the state's own empirical law of (g², w).
 
-        A check of the outlier theory against the measured spectrum, not a prediction (outlier.md §4,
-        item 3).  Single neuron and a single hard direction only; NaN otherwise.  ``weights``: the
-        state's (g², w) when already computed.
+        A check of the outlier theory against the measured spectrum, not a prediction
+        (docs/outlier.md: (O3)–(O7) fed with the state's own law, "The simulated spectra").  Single
+        neuron and a single hard direction only; NaN otherwise.  ``weights``: the state's (g², w)
+        when already computed.
         """
         if theta.shape[0] != 1 or self.hard.shape[1] != 1:
             return outlier.OutlierResult(np.nan, np.nan, np.nan, False)

@@ -1,6 +1,7 @@
-"""Spectrum of the empirical-risk Hessian: bottom eigenpairs, hard-direction overlaps, bulk edge.
+"""Spectrum of the empirical-risk Hessian: bottom eigenpairs, hard-direction overlaps, bulk edge
+(docs/outlier.md, eq. (O1) and "The simulated spectra").
 
-H = ∇²R̂(Θ) is the md×md matrix of eq. (H) in ``network``; for m = 1, a = 1 it is
+H = ∇²R̂(Θ) is the md×md matrix of eq. (H) in ``network`` (docs/model.md, eq. (M7)); for m = 1, a = 1 it is
 H = (1/n) Xᵀ diag(w) X with w_i = σ′(z_i)² + (σ(z_i) − y_i)σ″(z_i).
 
 The hard subspace is span{u_l ⊗ e_j} for the hard teacher directions u_l (columns of U ∈ R^{d×h})

@@ -3,8 +3,8 @@
 
 ℓ(y, z) = (aσ(z + b) − y)²/2,   ℓ′ = e·aσ′(z + b),   ℓ″ = w = (aσ′(z + b))² + e·aσ″(z + b),
 with e = aσ(z + b) − y (the restricted GD residual r = ℓ′ and the Hessian weight w = ℓ″ of
-docs/dmft.md, eq. (D5), and docs/outlier.md, eq. (O1)).  :func:`derivatives` is the numba scalar (used inside the fixed point's prox);
-:func:`loss_derivatives` applies it elementwise to arrays.
+docs/dmft.md, eq. (D5), and docs/outlier.md, eq. (O1)).  :func:`derivatives` is the numba scalar
+(used inside the fixed point's prox); :func:`loss_derivatives` applies it elementwise to arrays.
 """
 
 import numpy as np

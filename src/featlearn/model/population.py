@@ -36,7 +36,7 @@ def _rule(dim, nodes):
 
 
 def population_risk(theta, a, b, activation, theta_star, link, noise=0.0, nodes=40):
-    """½ E[(y − f(x))²] for x ~ N(0, I_d), y = h(Θ*ᵀx) + noise·ε (docs/model.md, eq. (M1))."""
+    """½ E[(y − f(x))²] for x ~ N(0, I_d), y = h(Θ*ᵀx) + noise·ε (docs/model.md, eq. (M9))."""
     theta = np.atleast_2d(np.asarray(theta, dtype=np.float64))
     m = theta.shape[0]
     along = theta @ theta_star  # A, m × k

@@ -1,4 +1,5 @@
-"""Optimal spectral method for single-index targets (shared/theory/spectral.md).
+"""Optimal spectral method for single-index targets (docs/spectral.md, eqs. (S1)–(S4); the labels
+(S1)–(S3) below are those of the page; the spectral initialisation (S5) is ``gd.trials``).
 
 With g ~ N(0, 1), y = h(g) + σ_noise·ε and M(y) = E[g² | y]:
 

@@ -1,4 +1,5 @@
-"""Simulated overlap of the optimal spectral estimator (no GD), for comparison with the Lu–Li curve.
+"""Simulated overlap of the optimal spectral estimator (no GD), for comparison with the Lu–Li curve
+(docs/spectral.md: the estimator (S4) against the asymptotic overlap (S3)).
 
 For each δ and trial: fresh data from the trial identity (seed, "spectral", link, d, δ, trial),
 v̂ = top eigenvector of (1/n) Σ T*(y_i) x_i x_iᵀ, overlap |θ*ᵀv̂|.

@@ -1,4 +1,5 @@
-"""Discrete-time DMFT of restricted full-batch GD for one neuron (shared/theory/dmft.md).
+"""Discrete-time DMFT of restricted full-batch GD for one neuron (docs/dmft.md, eqs. (D1)–(D10); the
+code labels (Rθ), (Cθ), (z), (J), (Cr, Rr) below are its (D3), (D4), (D5), (D6), (D7)).
 
 Restricted dynamics (hard coordinate removed; y independent of A ∈ R^{n×p}, iid N(0, 1) entries,
 n/p = δ, loss ℓ(y, z) = (aσ(z + b) − y)²/2, r = ℓ′, w = ℓ″):
@@ -17,7 +18,7 @@ kernels.  Parameter side (linear, ϑ = √p θ_j):
     J^t_t = 1,   J^t_s = −(η/δ) Σ_{u=s}^{t−1} R_θ(t, u+1) w^u J^u_s                      (J)
     C_r(t, s) = E[r^t r^s],   R_r(t, s) = E[w^t J^t_s]                                     (Cr, Rr)
 
-with ω ~ GP(0, C_θ).  ω is built as dmft.md prescribes, without factorising C_θ:
+with ω ~ GP(0, C_θ).  ω is built as docs/dmft.md, eq. (D8), prescribes, without factorising C_θ:
 
     ω^t = R_θ(t, 0) u₀ − (η/√δ) Σ_{s<t} R_θ(t, s+1) v^s,   u₀ ~ N(0, r₀²),   v^s = G r^s,
 
@@ -27,7 +28,7 @@ of R^N), G q₀, G q₁, … are iid N(0, I/N) vectors, each independent of the 
 (rotation invariance of G), so v^t = Σ_j c_j Ξ_j with r^t = Σ_j c_j q_j and Ξ an N×(T+1) matrix
 of iid N(0, 1/N): the same law as G r at O(N T) memory instead of O(N²).
 
-Outputs per t: ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t] (the hard diagonal entry of
+Outputs per t (docs/dmft.md, eqs. (D9)–(D10)): ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t] (the hard diagonal entry of
 the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of (g², w^t) as N samples feeds
 the outlier equations (``outlier``); the g²-weighted kernels C_g, R_g drive the hard coordinate
 (``escape``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
@@ -60,7 +61,7 @@ class DMFTResult:
     c_r: np.ndarray  # C_r(t, s)
     r_r: np.ndarray  # R_r(t, s), lower triangle
     r_theta: np.ndarray  # R_θ(t, s), lower triangle
-    c_g: np.ndarray  # C_g(t, s) = E[g² r^t r^s]  (hard-coordinate noise, escape.md)
+    c_g: np.ndarray  # C_g(t, s) = E[g² r^t r^s]  (hard-coordinate noise, docs/escape.md (E2))
     r_g: np.ndarray  # R_g(t, s) = E[g² w^t J^t_s], lower triangle (hard-coordinate memory)
     g2: np.ndarray  # g² of each path, shape (N,)
     y: np.ndarray  # y of each path, shape (N,)
@@ -83,7 +84,7 @@ def _tri(t):
 @njit(parallel=True, cache=True)
 def response_step(t, jac, w_paths, coef, weight):
     """Fill J^t_s (s ≤ t) of every path by (J); return R_r(t, s) = E[w^t J^t_s] by (Rr) and its
-    weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g, escape.md).
+    weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g of docs/dmft.md (D10), docs/escape.md (E2)).
 
     ``jac`` is path-major, shape (N, (T+1)(T+2)/2), packed lower triangle; ``w_paths`` has shape
     (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.
@@ -182,7 +183,7 @@ def solve(
     ``seed`` is any identity tuple (hashed by ``seeds.identity_entropy``); the same identity gives
     the same paths bit for bit.
 
-    With signal (escape.md, "DMFT with signal"): the teacher overlap m^t = ⟨θ^t, θ*⟩ is set to
+    With signal (docs/escape.md, eq. (E8)): the teacher overlap m^t = ⟨θ^t, θ*⟩ is set to
     ``m0`` at step ``kick`` (0: the start) and then follows
 
         z^t = m^t g + ω^t − (η/δ) Σ_{s<t} R_θ(t, s+1) r^s,     m^{t+1} = m^t − η E[g r^t],
@@ -192,7 +193,7 @@ def solve(
     ``twins``: paths come in sign-flipped pairs (g, −g) with the same y, u⁰ and Gaussian-image row,
     so the pair's restricted trajectories coincide and E[g r^t] = 0 exactly at m = 0 (for an even
     link).  Without them that mean is a Monte-Carlo error of size (E[g² r²]/N)^{1/2}, a spurious
-    forcing of m (escape.md, "Path noise mimics finite n").  ``paths`` must then be even.
+    forcing of m (docs/escape.md, "Twin paths" before eq. (E9)).  ``paths`` must then be even.
     """
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
     if twins:
