@@ -154,6 +154,16 @@ def test_seed_reruns_every_job_that_draws_on_purpose():
 # --- the opt-in check against Snakemake ---------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def tiny_tree(tmp_path_factory):
+    """A built tiny workflow (its own copy: the check reads its metadata from two processes)."""
+    from test_workflow import copy_workflow, snakemake
+
+    wd = copy_workflow(tmp_path_factory.mktemp("tiny_reruns"), TINY)
+    snakemake(wd)
+    return wd
+
+
 def summary_plan(workdir, configfile):
     """{output: (rule, plan)} of every output of the DAG under ``configfile``, from Snakemake."""
     import subprocess
