@@ -25,7 +25,7 @@ def restricted_gd(activation, link, delta, lr, steps, p, seed):
 
 
 def test_first_step_norm_matches_the_hand_formula():
-    """C_θ(1,1) = 1 − 2ηE[zr] + η²(E[zr]² + E[r²]/δ) with the t = 0 paths (dmft.md)."""
+    """C_θ(1,1) = 1 − 2ηE[zr] + η²(E[zr]² + E[r²]/δ) with the t = 0 paths (docs/dmft.md, eq. (D11))."""
     delta, lr = 3.0, 0.7
     res = dmft.solve("gelu", "he2", delta, lr, 1, 40_000, ("test", 1))
     rng = np.random.default_rng(0)
@@ -99,8 +99,8 @@ def test_fixed_point_solves_its_equations_and_is_a_stationary_point():
     fp = fs.solve(delta)
     z, w, omega = fs.law(fp.kappa, fp.q)
     p = fp.weights
-    assert abs(p @ (fp.kappa * w / (1 + fp.kappa * w)) - 1 / delta) < 1e-6  # (K)
-    assert abs(delta * p @ (omega - z) ** 2 / fp.q - 1) < 1e-6  # (Q)
+    assert abs(p @ (fp.kappa * w / (1 + fp.kappa * w)) - 1 / delta) < 1e-6  # (O11)
+    assert abs(delta * p @ (omega - z) ** 2 / fp.q - 1) < 1e-6  # (O12)
     _, r, _ = loss_derivatives("gelu", 1.0, 0.0, fs.y, z)
     assert np.max(np.abs(z + fp.kappa * r - omega)) < 1e-8  # prox optimality
     assert np.all(1 + fp.kappa * w >= -1e-9)  # a minimiser: F″ ≥ 0

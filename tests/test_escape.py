@@ -65,7 +65,7 @@ def test_the_process_propagates_the_initial_hard_coordinate(bump_cell):
 
 def test_dmft_with_signal_follows_a_planted_overlap():
     """Unrestricted GD from θ(0) with θ₁(0) = m₀ (bounded link, δ = 9) against the DMFT with the
-    teacher overlap as an order parameter (escape.md): m^t within 0.03 of the seed mean."""
+    teacher overlap as an order parameter (docs/escape.md, eq. (E8)): m^t within 0.03 of the seed mean."""
     from dataclasses import replace
 
     m0 = 0.3

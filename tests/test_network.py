@@ -47,7 +47,7 @@ def test_hessian_vector_product_matches_dense_hessian(rng, m):
 
 
 def test_single_neuron_hessian_is_weighted_gram(rng):
-    """H = (1/n) Xᵀ diag(w) X, w = σ′² + (σ − y)σ″ (conventions.md)."""
+    """H = (1/n) Xᵀ diag(w) X, w = σ′² + (σ − y)σ″ (docs/model.md, eq. (M7))."""
     x, y, theta, _, _ = small_problem(rng, n=90, d=7)
     z = x @ theta[0]
     w = (2 * z) ** 2 + (z**2 - y) * 2

@@ -1,4 +1,4 @@
-# Stage 2e: the linear stage of the escape (shared/theory/escape.md): the hard coordinate of
+# Stage 2e: the linear stage of the escape (docs/escape.md): the hard coordinate of
 # unrestricted GD and its exact linearisation against the Gaussian process of the DMFT kernels.
 
 

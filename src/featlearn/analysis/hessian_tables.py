@@ -1,4 +1,5 @@
-"""The plateau table: one row per (δ, seed) of the restricted-GD plateau cells of an activation."""
+"""The plateau table: one row per (δ, seed) of the restricted-GD plateau cells of an activation
+(docs/outlier.md, "The simulated spectra")."""
 
 from featlearn.analysis.criteria import negative_aligned
 

@@ -1,4 +1,5 @@
-"""Predicted against measured success (``theory.prediction``, ``theory.two_stage``): rows per
+"""Predicted against measured success (``theory.prediction``, ``theory.two_stage``; docs/escape.md,
+eqs. (E10) and (E12)): rows per
 (model, d, δ, level) and the predicted δ₅₀(d) beside the sweeps' fitted δ₅₀ with its verdict.  The
 level is the prediction's free choice: ρ_c for the linear process, the matching time t₀ for the two
 stages."""

@@ -1,4 +1,5 @@
-"""Summaries of sweep cells and per-d threshold fits (the rows of the results tables)."""
+"""Summaries of sweep cells and per-d threshold fits (the rows of the results tables; docs/model.md,
+the success rule under eq. (M8) and the fit (M10))."""
 
 import numpy as np
 

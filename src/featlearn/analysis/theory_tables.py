@@ -1,4 +1,5 @@
-"""Theory vs simulation: thresholds, agreement tables and the bounded-link validation.
+"""Theory vs simulation: thresholds, agreement tables and the bounded-link validation (docs/dmft.md,
+"What is verified"; docs/outlier.md, eqs. (O9), (O14) and "What is verified").
 
 Theory (``theory``: DMFT and fixed point) and simulation (``theory_sim``) are computed
 independently; this module only reads both and compares them.

@@ -1,4 +1,5 @@
-"""Thresholds: binomial logistic fit of success counts vs δ, and the first zero of a margin in δ.
+"""Thresholds: binomial logistic fit of success counts vs δ, and the first zero of a margin in δ
+(docs/model.md, eq. (M10); the first crossing is δ_NN of docs/outlier.md, eqs. (O9) and (O14)).
 
 Model: p(δ) = 1/(1 + exp(−(δ − δ₅₀)/s)), i.e. logit p = β₀ + β₁δ with β₁ = 1/s, β₀ = −δ₅₀/s.
 The binomial log-likelihood ℓ(β) = Σ_i [k_i log p_i + (n_i − k_i) log(1 − p_i)] is maximised by

@@ -51,7 +51,7 @@ FIXED = (
         "",
         "escape_linear_table",
         "Variance of the hard coordinate √d θ₁^t: the linear Gaussian process of the DMFT kernels vs "
-        "unrestricted GD and its exact linearisation (escape.md).",
+        "unrestricted GD and its exact linearisation (docs/escape.md, eqs. (E5), (E7)).",
     ),
     Figure(
         "extra_escape_prediction",

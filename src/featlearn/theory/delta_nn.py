@@ -1,4 +1,5 @@
-"""The theory side of δ_NN: DMFT laws and fixed points fed to the outlier equations.
+"""The theory side of δ_NN: DMFT laws and fixed points fed to the outlier equations (docs/outlier.md,
+eqs. (O9) and (O14)).
 
 * δ_NN(t) is the smallest δ at which the Hessian at GD time t has a NEGATIVE hard-direction
   outlier, computed from the DMFT law of (g², w^t) (``dmft`` → ``outlier``).  On a grid of δ the

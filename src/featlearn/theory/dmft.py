@@ -28,10 +28,10 @@ of R^N), G q₀, G q₁, … are iid N(0, I/N) vectors, each independent of the 
 (rotation invariance of G), so v^t = Σ_j c_j Ξ_j with r^t = Σ_j c_j q_j and Ξ an N×(T+1) matrix
 of iid N(0, 1/N): the same law as G r at O(N T) memory instead of O(N²).
 
-Outputs per t (docs/dmft.md, eqs. (D9)–(D10)): ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t] (the hard diagonal entry of
-the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of (g², w^t) as N samples feeds
-the outlier equations (``outlier``); the g²-weighted kernels C_g, R_g drive the hard coordinate
-(``escape``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
+Outputs per t (docs/dmft.md, eqs. (D9)–(D10)): ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t]
+(the hard diagonal entry of the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of
+(g², w^t) as N samples feeds the outlier equations (``outlier``); the g²-weighted kernels C_g, R_g
+drive the hard coordinate (``escape``).  Cost O(N T³/6) for (J) in a numba kernel, memory O(N T²/2).
 """
 
 import math
@@ -84,7 +84,8 @@ def _tri(t):
 @njit(parallel=True, cache=True)
 def response_step(t, jac, w_paths, coef, weight):
     """Fill J^t_s (s ≤ t) of every path by (J); return R_r(t, s) = E[w^t J^t_s] by (Rr) and its
-    weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g of docs/dmft.md (D10), docs/escape.md (E2)).
+    weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g, docs/dmft.md
+    (D10) and docs/escape.md (E2)).
 
     ``jac`` is path-major, shape (N, (T+1)(T+2)/2), packed lower triangle; ``w_paths`` has shape
     (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.

@@ -1,10 +1,11 @@
-"""The hard coordinate at finite d as a linear Gaussian process (shared/theory/escape.md).
+"""The hard coordinate at finite d as a linear Gaussian process (docs/escape.md, eqs. (E1)–(E6), (E9);
+the code labels (U), (Ru), (V), (S) below are its (E1), (E3), (E5), (E9)).
 
 With u^t = √d θ₁^t (θ* = e₁, single neuron), to linear order in u along the restricted dynamics:
 
     u^{t+1} = u^t − (η/√δ) ξ^t − η Σ_{s≤t} R_g(t, s) u^s,   u⁰ ~ N(0, r₀²),   ξ ~ GP(0, C_g)    (U)
 
-with the g²-weighted kernels of the restricted DMFT (``dmft.DMFTResult``): C_g(t, s) =
+with the g²-weighted kernels of the restricted DMFT (``dmft.DMFTResult``; docs/dmft.md (D10)): C_g(t, s) =
 E[g² r^t r^s], R_g(t, s) = E[g² w^t J^t_s] (so R_g(t, t) = H₁₁(t)).  Its solution is
 
     u^t = R_u(t, 0) u⁰ − (η/√δ) Σ_{s<t} R_u(t, s+1) ξ^s,
@@ -16,7 +17,7 @@ At dimension d the overlap is ρ^t ≈ |u^t| / (√d ‖θ^t‖) with ‖θ^t‖
 
 ξ^t is the finite-n fluctuation of the hard gradient (1/n) Σ_i g_i r_i^t about its mean E[g r^t], so
 its kernel is the centred C_g(t, s) − E[g r^t] E[g r^s] (the mean vanishes at m = 0, exactly with
-twin paths).  Around the DMFT *with signal* (``dmft.solve(m0=…)``, overlap m^t of order one) the
+twin paths).  Around the DMFT *with signal* ((E8), ``dmft.solve(m0=…)``, overlap m^t of order one) the
 same linearisation gives the finite-d fluctuation of the overlap, θ₁^t = m^t + ε^t/√d: ε obeys (U)
 with that solution's kernels (∂E[g r^t]/∂m^s = E[g² w^t J^t_s] = R_g(t, s)) and ε⁰ = 0 for a planted
 start.  Neglected there: the O(1/√d) fluctuation of the bulk kernels themselves, which couples to m

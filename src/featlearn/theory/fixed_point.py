@@ -1,19 +1,24 @@
-"""Static replica-symmetric fixed point of the converged restricted state (outlier.md §4, item 2).
+"""Static replica-symmetric fixed point of the converged restricted state (docs/outlier.md, eqs.
+(O10)–(O14); the labels below are those of the page).
 
 The restricted GD limit is treated as the M-estimator θ̂ = argmin Σ_i ℓ(y_i, a_iᵀθ) with A ∈ R^{n×p}
 iid N(0, 1), n/p = δ, ℓ(y, z) = (aσ(z + b) − y)²/2.  The RS cavity gives, with ω ~ N(0, q)
 independent of (g, y = h(g)):
 
-    z = prox_{κℓ(y,·)}(ω) = argmin_u [ℓ(y, u) + (u − ω)²/(2κ)],   w = ℓ″(y, z)            (P)
-    E[κw/(1 + κw)] = 1/δ                                                                  (K)
-    q = δ E[(ω − z)²]                     (q = ‖θ̂‖²)                                      (Q)
+    z = prox_{κℓ(y,·)}(ω) = argmin_u [ℓ(y, u) + (u − ω)²/(2κ)],   w = ℓ″(y, z)            (O10)
+    E[κw/(1 + κw)] = 1/δ                                                                  (O11)
+    q = δ E[(ω − z)²]                     (q = ‖θ̂‖²)                                      (O12)
 
-Stability (de Almeida–Thouless): δ E[(κw/(1 + κw))²] < 1.  For y = g² (− 1) this fails at every
-δ tried (outlier.md §4): the result is then an approximation and is always reported with the
-check.  Expectations use a tensor Gauss–Hermite rule in (ω/√q, g); the prox is the GLOBAL
-minimiser, found by a grid scan over |u − ω| ≤ √(2κℓ(y, ω)) (F(u) ≥ (u − ω)²/2κ and F(ω) = ℓ(y, ω)
-bound the minimiser there) and Newton polishing.  The law of (g², w) at the fixed point, with
-its quadrature weights, feeds the outlier equations: at a stationary point m(0) = κ/γ.
+Stability (de Almeida–Thouless, (O13)): δ E[(κw/(1 + κw))²] < 1.  Every solution carries this value
+(``FixedPoint.at_value``, ``stable``), and δ_NN(∞) (O14) is reported with the AT status at the grid
+points that bracket it (``long_time_at_stable`` in theory_thresholds.csv, from
+``analysis.theory_tables.long_time_threshold``); where AT fails, the replica-symmetric law is only an
+approximation.  Which links and δ pass is read from that table, not assumed here.
+
+Expectations use a tensor Gauss–Hermite rule in (ω/√q, g); the prox is the GLOBAL minimiser, found
+by a grid scan over |u − ω| ≤ √(2κℓ(y, ω)) (F(u) ≥ (u − ω)²/2κ and F(ω) = ℓ(y, ω) bound the
+minimiser there) and Newton polishing.  The law of (g², w) at the fixed point, with
+its quadrature weights, feeds the outlier equations (O3)–(O8): at a stationary point m(0) = κ/γ.
 """
 
 import math
@@ -76,7 +81,7 @@ def prox(code, a, b, y, omega, kappa, scan=128):
 
 
 class FixedPointSolver:
-    """Solves (K) and (Q) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g)."""
+    """Solves (O11) and (O12) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g)."""
 
     def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80):
         lk = get_link(link)
@@ -104,7 +109,7 @@ class FixedPointSolver:
         return float(self.weights @ values)
 
     def kappa_for(self, q, delta, guess=None):
-        """κ solving (K) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
+        """κ solving (O11) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
         around ``guess`` when given."""
 
         def resid(log_kappa):
@@ -122,7 +127,7 @@ class FixedPointSolver:
         return math.exp(optimize.brentq(resid, lo, hi, xtol=1e-8))
 
     def _joint(self, delta, start):
-        """(κ, q) by Powell's hybrid method on (K), (Q) in (log κ, log q) from ``start``; None if
+        """(κ, q) by Powell's hybrid method on (O11), (O12) in (log κ, log q) from ``start``; None if
         it does not converge (the prox is only piecewise smooth)."""
 
         def resid(x):
@@ -140,8 +145,8 @@ class FixedPointSolver:
 
     def solve(self, delta, start=None, q_bracket=(1e-4, 1e3)):
         """The fixed point (κ, q) and its law.  A joint root find from ``start`` = (κ, q) (e.g. the
-        solution at a nearby δ; default (2/δ, 0.3)); if that fails, (Q) by bracketing in log q
-        with κ from (K) inside."""
+        solution at a nearby δ; default (2/δ, 0.3)); if that fails, (O12) by bracketing in log q
+        with κ from (O11) inside."""
         joint = self._joint(delta, start if start is not None else (2.0 / delta, 0.3))
         if joint is not None:
             kappa, q = joint

@@ -1,4 +1,5 @@
-"""The exact finite-d referee of the hard-coordinate process (shared/theory/escape.md).
+"""The exact finite-d referee of the hard-coordinate process (docs/escape.md, eq. (E7), "The exact
+finite-d referee"; the code label (L) below is (E7)).
 
 Let θ_R^t be restricted GD on a trial's data and initialisation (hard component removed) and
 e^t = θ^t − θ_R^t the unrestricted run's departure from it.  To linear order in e,

@@ -1,4 +1,5 @@
-"""Hard-direction outlier of the Hessian from the joint law of (g², w) (shared/theory/outlier.md §2).
+"""Hard-direction outlier of the Hessian from the joint law of (g², w) (docs/outlier.md, eqs.
+(O3)–(O8); the code labels (B) and (O) below are its (O3) and (O4), the overlap² is (O5)).
 
 Single neuron, H = (1/n) Xᵀ diag(w) X, hard direction θ* = e₁, g_i = θ*ᵀx_i, γ = p/n with
 p = d − 1.  With m(λ) the Stieltjes transform of the bulk (the Hessian on the complement of θ*):
@@ -8,7 +9,7 @@ p = d − 1.  With m(λ) the Stieltjes transform of the bulk (the Hessian on the
     overlap²:     ρ² = 1 / (1 + γ m′(λ) E[ g² w² / (1 + γ w m)² ]),
                   m′(λ) = 1 / (1/m² − γ E[ w² / (1 + γ w m)² ]).
 
-Below the bulk the solver works in m ∈ (0, m_edge): λ_b(m) = −1/m + E[w/(1 + γwm)] is increasing
+Below the bulk (O6)–(O7) the solver works in m ∈ (0, m_edge): λ_b(m) = −1/m + E[w/(1 + γwm)] is increasing
 there (keeping 1 + γwm > 0 on the support, i.e. m < −1/(γ min w) when some w < 0); m_edge is the
 zero of λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²] (unique: m²λ_b′ = 1 − γE[(wm/(1 + γwm))²] decreases)
 and the bulk left edge is λ_b(m_edge).  The outlier is the first root m_o ∈ (0, m_edge) of
@@ -18,7 +19,7 @@ outlier below the bulk.
 Expectations are weighted means over the given (g², w) pairs (equal weights by default): a DMFT
 law, a fixed-point law on a quadrature grid, or the empirical law of a simulated state.
 
-Negative-outlier margin: λ_b is increasing on (0, m_edge), so a NEGATIVE outlier exists iff φ
+Negative-outlier margin (O8): λ_b is increasing on (0, m_edge), so a NEGATIVE outlier exists iff φ
 changes sign before m* = min(m_edge, m₀), m₀ the zero of λ_b (λ_b(m₀) = 0, when the edge is
 positive).  φ starts at +∞, so ``margin`` = m*·φ(m*) (dimensionless) is negative iff there is a
 negative outlier; it varies continuously with the law and locates thresholds by interpolation.

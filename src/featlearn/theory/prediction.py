@@ -1,20 +1,22 @@
-"""GD's success probability at finite d from the linear hard-coordinate process alone (stage 1 of
-shared/theory/escape.md, used over a long horizon).
+"""GD's success probability at finite d from the linear hard-coordinate process alone, used over a
+long horizon (docs/escape.md, eq. (E10), "Predicted success probability").
 
 The hard coordinate u^t = √d θ₁^t is a centred Gaussian process with covariance Cov(u^t, u^t′)
-(``escape.covariance``, eq. V), and the overlap at dimension d is ρ^t = |u^t| / √(d ‖θ^t‖²) with
-‖θ^t‖² from the restricted DMFT.  A trial is predicted to escape when the process crosses a
-critical overlap ρ_c within the horizon T, beyond which the linear picture no longer describes it:
+((V) of ``escape.covariance``, docs/escape.md eq. (E5)), and the overlap at dimension d is
+ρ^t = |u^t| / √(d ‖θ^t‖²) with ‖θ^t‖² from the restricted DMFT.  A trial is predicted to escape when
+the process crosses a critical overlap ρ_c within the horizon T, beyond which the linear picture no
+longer describes it:
 
-    P(success | δ, d) = P( max_{t ≤ T} |u^t| / √(d ‖θ^t‖²) ≥ ρ_c )                         (P)
+    P(success | δ, d) = P( max_{t ≤ T} |u^t| / √(d ‖θ^t‖²) ≥ ρ_c )                       (E10)
 
 sampled exactly (the process is (T+1)-dimensional).  Also predicted: the first crossing step of
 the trials that cross (their escape steps, to ρ_c rather than to escape_rho), and the overlap at T
 of those that do not (the failed trials' final ρ, 30/50/70 % quantiles).  The predicted
-threshold δ₅₀(d) is where (P) crosses ½ along δ.
+threshold δ₅₀(d) is where (E10) crosses ½ along δ.
 
-What this leaves out, by construction: the nonlinear stage after the crossing (on y = z² − 1 the
-linear picture fails after ~5–20 steps, escape.md), and anything after T.
+What this leaves out, by construction: the nonlinear stage after the crossing, and anything after
+T.  How long the linear picture actually holds is measured, not assumed: the referee's linear
+horizon per model and δ (``linear_horizon`` in escape_linear_stage.csv, ``analysis.escape_tables``).
 """
 
 import numpy as np
@@ -35,7 +37,7 @@ def gaussian_paths(cov, samples, rng):
 
 
 def crossing_statistics(u, norm2, d, rho_c):
-    """For paths ``u`` (samples × (T+1)) at dimension d and level ρ_c: P of (P), the quartiles of the
+    """For paths ``u`` (samples × (T+1)) at dimension d and level ρ_c: P of (E10), the quartiles of the
     first crossing step among the crossing paths and the 30/50/70 % quantiles of ρ^T among the
     others (NaN where a group is empty)."""
     rho = np.abs(u) / np.sqrt(d * norm2)
@@ -49,8 +51,8 @@ def crossing_statistics(u, norm2, d, rho_c):
 
 
 def predict(cov, norm2, ds, rho_cs, samples, identity):
-    """(P) and its companions for every d in ``ds`` and ρ_c in ``rho_cs``, from one set of
-    ``samples`` paths (seeded by ``identity``): arrays indexed [d, ρ_c(, quantile)].  Also (P) over
+    """(E10) and its companions for every d in ``ds`` and ρ_c in ``rho_cs``, from one set of
+    ``samples`` paths (seeded by ``identity``): arrays indexed [d, ρ_c(, quantile)].  Also (E10) over
     the first half of the horizon, ``p_success_half_horizon``: how much the horizon, a free
     choice, moves the prediction."""
     rng = np.random.default_rng(seeds.identity_entropy(*identity))
@@ -73,7 +75,7 @@ def predict(cov, norm2, ds, rho_cs, samples, identity):
 
 
 def prediction_cell(settings, delta, log=print):
-    """(P) for one (model, δ): the restricted DMFT with ``settings.n_paths`` paths over
+    """(E10) for one (model, δ): the restricted DMFT with ``settings.n_paths`` paths over
     ``settings.horizon`` steps, its hard-coordinate covariance (V), then ``predict``."""
     s = settings
     identity = (s.seed, "prediction", s.experiment, s.activation, s.link, float(delta), int(s.n_paths))

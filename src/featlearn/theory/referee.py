@@ -1,10 +1,11 @@
-"""Simulated restricted GD over the DMFT horizon: the referee of the theory (``theory``).
+"""Simulated restricted GD over the DMFT horizon: the referee of the theory (``theory``; docs/dmft.md,
+"The simulated referee", and docs/outlier.md, "The simulated spectra").
 
 For one (model, d, δ, seed): restricted GD (hard component removed, as in the DMFT) for
 ``steps`` steps, recording at every step ‖θ^t‖², the train loss and H₁₁ = (1/n) Σ g_i² w_i (the
 hard diagonal entry of the Hessian), and at ``spectrum_steps`` the bottom of the Hessian spectrum
 (k smallest eigenvalues, overlaps² with θ*, bulk edge) together with the semi-empirical outlier
-(the outlier equations fed with the state's own (g², w): a check, outlier.md §4 item 3).
+(the outlier equations (O3)–(O7) of docs/outlier.md fed with the state's own (g², w): a check).
 """
 
 import numpy as np

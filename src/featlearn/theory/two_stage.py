@@ -1,16 +1,16 @@
-"""GD's success probability from two stages (shared/theory/escape.md, "Consequence"): the linear
-hard-coordinate process up to a matching time t₀, then the DMFT with signal for the fate of the
-overlap it reached.
+"""GD's success probability from two stages (docs/escape.md, eqs. (E11)–(E12), "In two stages"): the
+linear hard-coordinate process up to a matching time t₀, then the DMFT with signal for the fate of
+the overlap it reached.  The code label (P2) below is (E12) of docs/escape.md.
 
 Stage 2.  The restricted DMFT runs to t₀, the teacher overlap is kicked to m^{t₀} = m₀ and the DMFT
-with signal (``dmft.solve(m0=m₀, kick=t₀)``) follows it to the horizon T.  The kick succeeds when
+with signal ((E8), ``dmft.solve(m0=m₀, kick=t₀)``) follows it to the horizon T.  The kick succeeds when
 ρ^T ≥ success_rho (the sweeps' success rule, at T instead of the step budget); its escape step is
 the first t with ρ^t ≥ escape_rho.  All kicks of one δ share the same paths (common random
-numbers), so the scan over a geometric grid of m₀ is paired.  The critical overlap m*(δ, t₀) is the
+numbers), so the scan over a geometric grid of m₀ is paired.  The critical overlap m*(δ, t₀) (E11) is the
 smallest grid value above which every kick succeeds (the geometric mean with the grid value below
 it); ``monotone`` says whether the scan switched once.
 
-Stage 1 at t₀.  u^{t₀} = √d θ₁^{t₀} ~ N(0, V(t₀)), with V of (V) (``escape.covariance``) from the
+Stage 1 at t₀.  u^{t₀} = √d θ₁^{t₀} ~ N(0, V(t₀)), with V of (V) = (E5) (``escape.covariance``) from the
 same solution's kernels before the kick (restricted up to t₀).  Combined:
 
     P(success | δ, d) = P(|u^{t₀}| ≥ √d m*) = erfc(√d m* / √(2 V(t₀)))                       (P2)
@@ -18,8 +18,8 @@ same solution's kernels before the kick (restricted up to t₀).  Combined:
 The predicted escape steps and the failed trials' final ρ follow by drawing m₀ = |u^{t₀}|/√d and
 reading the scan (log-linear interpolation in m₀).  t₀ must lie in the linear stage (the referee's
 horizon); the prediction stands only if it does not depend on t₀ there.  Left out: the finite-n
-forcing after t₀ (escape.md: it keeps injecting variance, V grows ~6× from t = 3 to 10 on y = z² − 1)
-and everything after T.
+forcing after t₀, which keeps injecting variance into u (V(t) of the process beyond t₀ is in
+escape_linear_stage.csv), and everything after T.
 """
 
 import numpy as np
