@@ -58,7 +58,7 @@ def largest_d_cells(config):
     return {
         j.benchmark
         for j in plan.compute_jobs(config)
-        if j.rule == "sweep_cell" and j.d == largest.get(j.family)
+        if j.rule == "sweep_block" and j.d == largest.get(j.family)
     }
 
 

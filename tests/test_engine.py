@@ -120,3 +120,24 @@ def test_certified_stop_ends_where_the_full_budget_ends(delta, trial):
     data, net = sweep.trial_setup(early, 40, delta, trial)
     hessian = network.hessian_dense(data["X"], data["y"], stopped.theta, net.a, net.b, "gelu")
     assert np.linalg.eigvalsh(hessian)[0] >= 0.0
+
+
+def test_blocks_of_a_cell_concatenate_to_the_whole_cell_bit_for_bit():
+    """Trials keep their own seeds in any block: blocks [0, 2) and [2, 3) joined by
+    ``io.results.concatenate_blocks`` equal the cell's three trials run at once, array by array."""
+    from featlearn.io.results import CELL_SHARED, concatenate_blocks
+
+    whole = replace(SETTINGS, steps=40, first_trial=0, trials=3)
+    cell = sweep.run_cell(whole, 20, 4.0, log=lambda _: None)
+    blocks = [
+        (
+            sweep.run_cell(replace(whole, first_trial=first, trials=n), 20, 4.0, log=lambda _: None),
+            {"params": {}},
+        )
+        for first, n in ((0, 2), (2, 1))
+    ]
+    joined, record = concatenate_blocks(blocks)
+    assert set(joined) == set(cell) and set(CELL_SHARED) < set(cell)
+    for key in cell:
+        np.testing.assert_array_equal(joined[key], cell[key], err_msg=key)
+    assert record["params"]["trials"] == 3 and record["params"]["first_trial"] == 0

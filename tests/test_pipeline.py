@@ -116,7 +116,7 @@ def test_expected_time_scales_the_nearest_measured_job():
 
     def job(family, d, delta, seconds):
         cell = {"sweep": family, "d": str(d), "delta": f"{delta:g}"}
-        return Job(KIND["sweep_cell"], cell, None, 1, 100, seconds)
+        return Job(KIND["sweep_block"], cell, None, 1, 100, seconds)
 
     measured = start + 10.0
     reference = Reference(

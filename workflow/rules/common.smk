@@ -78,8 +78,9 @@ def canonical(params):
 
 
 def sweep_cells(name):
-    """Result files of every (d, δ) cell of sweep ``name``."""
-    return job_outputs("sweep_cell", sweep=name)
+    """Result files of every block of every (d, δ) cell of sweep ``name`` (``io.results.load_cells``
+    joins them into cells)."""
+    return job_outputs("sweep_block", sweep=name)
 
 
 def sweep_of_figure(stem):

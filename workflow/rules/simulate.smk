@@ -1,27 +1,27 @@
-# Stage 2: GD simulations. One job per sweep cell (all its trials); one job per long run.
+# Stage 2: GD simulations. One job per block of a sweep cell (trial_block trials); one per long run.
 
 
-rule sweep_cell:
+rule sweep_block:
     message:
-        "GD sweep {wildcards.sweep}: d={wildcards.d}, delta={wildcards.delta}"
+        "GD sweep {wildcards.sweep}: d={wildcards.d}, delta={wildcards.delta}, block {wildcards.block}"
     input:
         code=code("run_cell.py"),
         cache=kernel_cache("run_cell"),
     output:
-        job_output("sweep_cell"),
+        job_output("sweep_block"),
     log:
-        job_log("sweep_cell"),
+        job_log("sweep_block"),
     benchmark:
-        job_benchmark("sweep_cell")
+        job_benchmark("sweep_block")
     wildcard_constraints:
-        **job_constraints("sweep_cell"),
+        **job_constraints("sweep_block"),
     params:
-        **job_params("sweep_cell"),
+        **job_params("sweep_block"),
         cache_dir=lambda w, input: kernel_cache_dir(input.cache),
     threads: config["threads"]
     resources:
-        mem_mb=job_mem_mb("sweep_cell"),
-        runtime=job_runtime("sweep_cell"),
+        mem_mb=job_mem_mb("sweep_block"),
+        runtime=job_runtime("sweep_block"),
     conda:
         ENV
     script:

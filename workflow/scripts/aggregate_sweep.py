@@ -1,12 +1,11 @@
 from featlearn.analysis.sweeps import cell_summary, threshold_rows
 from featlearn.io.job import logger
-from featlearn.io.results import load_npz, write_csv
+from featlearn.io.results import load_cells, write_csv
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 rows = []
-for path in sm.input.cells:
-    cell, record = load_npz(path)
+for cell, record in load_cells(sm.input.cells):
     rows.append(cell_summary(sm.wildcards.sweep, record["params"], cell))
 rows.sort(key=lambda r: (r["d"], r["delta"]))
 fits = threshold_rows(rows)

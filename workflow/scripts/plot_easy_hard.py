@@ -1,13 +1,12 @@
 from featlearn.analysis.sweeps import learning_step_rows
 from featlearn.io.job import logger
-from featlearn.io.results import load_npz, write_csv
+from featlearn.io.results import load_cells, write_csv
 from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 runs, rows = [], []
-for path in sm.input.cells:
-    cell, _ = load_npz(path)
+for cell, _ in load_cells(sm.input.cells):
     runs.append((float(cell["delta"]), cell["steps"], cell["direction_overlap"], cell["neuron_overlap"]))
     rows += learning_step_rows(cell, sm.params.level)
 for row in rows:

@@ -161,15 +161,18 @@ FINAL_FIELDS = (
 
 
 def run_cell(settings, d, delta, log=print):
-    """All ``settings.trials`` trials of one cell, stacked into arrays (leading axis = trial)."""
+    """Trials ``settings.first_trial`` … ``first_trial + trials − 1`` of one cell (a block; all of
+    them when ``first_trial`` is 0 and ``trials`` the cell's), stacked into arrays (leading axis =
+    trial).  Each trial draws from its own seed (its index in the cell), so blocks concatenate to
+    the cell bit for bit (``io.results.concatenate_blocks``)."""
     runs = []
     start = time.perf_counter()
-    n_trials = settings.trials
-    for trial in range(n_trials):
+    first, n_trials = settings.first_trial, settings.trials
+    for i, trial in enumerate(range(first, first + n_trials)):
         traj = run_trial(settings, d, delta, trial)
         runs.append({name: getattr(traj, name) for name in TRIAL_FIELDS + FINAL_FIELDS})
         log(
-            f"trial {trial + 1}/{n_trials} done ({n_trials - trial - 1} remaining): "
+            f"trial {trial} ({i + 1}/{n_trials} done, {n_trials - i - 1} remaining): "
             f"steps={traj.final_step} rho={traj.final_rho:.3f} escape_step={traj.escape_step} "
             f"diverged={traj.diverged} elapsed={time.perf_counter() - start:.1f}s"
         )

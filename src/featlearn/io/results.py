@@ -70,3 +70,34 @@ def stack_runs(runs, **shared):
     """One dict of arrays from per-run dicts with the same keys (leading axis = run), plus the
     ``shared`` entries (the same for every run)."""
     return {**shared, **{key: np.array([run[key] for run in runs]) for key in runs[0]}}
+
+
+CELL_SHARED = ("steps", "d", "delta", "k")
+"""The entries of a sweep cell (``gd.trials.run_cell``) that all its trials share; every other
+array has one row per trial."""
+
+
+def concatenate_blocks(blocks):
+    """One sweep cell from its blocks [(arrays, record)] in trial order: per-trial arrays
+    concatenated, shared entries from the first block, and the record's ``trials`` the total (its
+    ``first_trial`` 0)."""
+    arrays = [a for a, _ in blocks]
+    cell = {k: v for k, v in arrays[0].items() if k in CELL_SHARED}
+    cell |= {k: np.concatenate([a[k] for a in arrays]) for k in arrays[0] if k not in CELL_SHARED}
+    record = dict(blocks[0][1])
+    trials = sum(len(a["final_rho"]) for a in arrays)
+    record["params"] = {**record["params"], "first_trial": 0, "trials": trials}
+    return cell, record
+
+
+def load_cells(paths):
+    """The sweep cells [(arrays, record)] stored as blocks ``<cell>/block<b>.npz``, one per cell
+    folder, each concatenated in block order."""
+    cells = {}
+    for path in map(Path, paths):
+        cells.setdefault(path.parent, []).append(path)
+    out = []
+    for files in cells.values():
+        files.sort(key=lambda p: int(p.stem.removeprefix("block")))
+        out.append(concatenate_blocks([load_npz(p) for p in files]))
+    return out

@@ -93,12 +93,13 @@ def _w(**values):
 # --- cells ---------------------------------------------------------------------------------------
 
 
-def _sweep_cells(config):
+def _sweep_blocks(config):
     return [
-        {"sweep": name, "d": str(d), "delta": fmt(dl)}
+        {"sweep": name, "d": str(d), "delta": fmt(dl), "block": str(b)}
         for name, spec in config["sweeps"].items()
         for d in spec["d"]
         for dl in spec["delta"]
+        for b in range(len(typed.sweep_blocks(config, name)))
     ]
 
 
@@ -322,13 +323,13 @@ _D = ("d", r"\d+")
 
 KINDS = (
     Kind(
-        "sweep_cell",
-        "sweeps/{sweep}/d{d}_delta{delta}",
-        _sweep_cells,
-        lambda c, w: typed.sweep_settings(c, w.sweep),
+        "sweep_block",
+        "sweeps/{sweep}/d{d}_delta{delta}/block{block}",
+        _sweep_blocks,
+        lambda c, w: typed.sweep_settings(c, w.sweep, int(w.block)),
         _sweep_cost,
         lambda w: f"sweeps.{w.sweep}",
-        constraints=(_D, _DELTA),
+        constraints=(_D, _DELTA, ("block", r"\d+")),
     ),
     Kind(
         "grokking_dataset",

@@ -186,13 +186,14 @@ _FIXED_BY_RESTRICTED = ("loss_normalisation",)
 
 SweepSettings = compose(
     "SweepSettings",
-    """A sweep cell (and a convention scan): ``trials`` GD trials at one (d, δ) (d and δ come from the
-    cell's name); a trial that has not escaped stops at a certified local minimum once
-    ‖∇R̂‖ ≤ certify_grad_tol (None: never), checked every ``certify_every`` steps.""",
+    """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
+    trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed; a trial
+    that has not escaped stops at a certified local minimum once ‖∇R̂‖ ≤ certify_grad_tol (None:
+    never), checked every ``certify_every`` steps.""",
     MODEL,
     DATA,
     RECORDING,
-    ("steps", "trials", "certify_grad_tol", "certify_every"),
+    ("steps", "first_trial", "trials", "certify_grad_tol", "certify_every"),
 )
 
 DatasetSettings = compose(
@@ -368,14 +369,30 @@ def _keys(section, path, names):
     return {k: (_frozen(section[k]), f"{path}.{k}") for k in names}
 
 
-def sweep_settings(config, name):
-    """The settings of every cell of sweep ``name`` (its d and δ lists and figure left out)."""
+def sweep_blocks(config, name):
+    """[(first trial, trials)] of the blocks of every cell of sweep ``name``: ``trial_block`` trials
+    each, the last one the remainder."""
+    size, total = config["trial_block"], config["sweeps"][name]["trials"]
+    return [(first, min(size, total - first)) for first in range(0, total, size)]
+
+
+def sweep_settings(config, name, block=None):
+    """The settings of block ``block`` of every cell of sweep ``name`` (its d and δ lists and figure
+    left out), or of the whole cell (all trials) without ``block``.  A full block's trials come from
+    ``trial_block`` alone, so raising ``trials`` changes the params of the last, partial block only."""
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
     stop = config["early_stop"]
     fixed = {
         "certify_grad_tol": (stop["grad_tol"], "early_stop.grad_tol"),
         "certify_every": (stop["check_every"], "early_stop.check_every"),
+        "first_trial": (0, None),
     }
+    if block is not None:
+        blocks = sweep_blocks(config, name)
+        first, trials = blocks[block]
+        last = block == len(blocks) - 1  # its trials are the remainder: they read the sweep's trials
+        fixed["first_trial"] = (first, "trial_block" if block else None)
+        fixed["trials"] = (trials, (f"sweeps.{name}.trials", "trial_block") if last else "trial_block")
     return _build(SweepSettings, config, f"sweeps.{name}", spec, name, fixed=fixed)
 
 
@@ -495,6 +512,7 @@ def _convention(cls, config, name, activation, steps=None, steps_key=None, activ
         steps_key = (f"steps.{activation}", f"{path}.steps_factor")
     fixed["steps"] = (steps, steps_key)
     fixed["trials"] = (config["conventions"]["trials"], "conventions.trials")
+    fixed["first_trial"] = (0, None)
     stop = config["early_stop"]
     fixed["certify_grad_tol"] = (stop["grad_tol"], "early_stop.grad_tol")
     fixed["certify_every"] = (stop["check_every"], "early_stop.check_every")
