@@ -221,3 +221,21 @@ def test_finite_size_analysis_rows(tmp_path):
     for name, table in out.items():
         write_csv(tmp_path / f"{name}.csv", table)
         assert len(read_csv(tmp_path / f"{name}.csv")) == len(table)
+
+
+def test_law_curves_pass_through_the_fit_and_widen_away_from_the_data():
+    """The curve of each fitted law is the law at its fitted parameters; its band (F4a) is narrowest
+    inside the measured range and grows beyond it; a law that cannot be fitted has no rows."""
+    d = np.array([250.0, 500.0, 1000.0])
+    y = 10 - 3 / np.log(d) + np.array([0.05, -0.04, 0.02])
+    err = np.full(3, 0.1)
+    rows = fs.law_curves("m", d, y, err)
+    laws = {r["law"] for r in rows}
+    assert laws == {"constant", "log"}  # three points: the power law (3 parameters) is not fitted
+    fit = fs.fit_law("log", d, y, err)
+    log_rows = [r for r in rows if r["law"] == "log"]
+    grid = np.array([r["d"] for r in log_rows])
+    np.testing.assert_allclose([r["value"] for r in log_rows], fs.law_value("log", grid, fit.params))
+    errs = np.array([r["err"] for r in log_rows])
+    assert errs[-1] > errs[np.argmin(np.abs(grid - 500))]
+    assert fs.law_curves("m", np.array([]), np.array([]), np.array([])) == []

@@ -238,6 +238,13 @@ def convention_plateaus():
     return job_outputs("convention_plateau")
 
 
+def finite_size_inputs(w):
+    """Per model its sweep's cell table; the theory thresholds for delta_NN(inf)."""
+    models = config["finite_size"]["models"]
+    out = {f"cells_{m}": f"{RESULTS}/tables/{spec['sweep']}_cells.csv" for m, spec in models.items()}
+    return out | {"theory": f"{RESULTS}/tables/theory_thresholds.csv"}
+
+
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -281,6 +288,7 @@ def index_tables():
     names += [name for name in THEORY_TABLES if name.endswith(".csv")]
     names += ["escape_linear_stage.csv", "escape_referee_trials.csv", "escape_signal.csv", "escape_signal_runs.csv"]
     names += ["escape_prediction.csv", "delta50_prediction.csv"]
+    names += ["finite_size_scaling.csv", "finite_size_points.csv"]
     if config["escape"].get("two_stage"):
         names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
     if config.get("conventions"):
@@ -293,6 +301,7 @@ def all_targets():
     targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
     targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
     targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
+    targets.append(f"{RESULTS}/tables/finite_size_scaling.csv")
     if config["escape"].get("two_stage"):
         targets.append(f"{RESULTS}/tables/delta50_two_stage.csv")
     if config.get("conventions"):

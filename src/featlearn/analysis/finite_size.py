@@ -250,6 +250,26 @@ def predict(fit, d):
     return value, np.sqrt(np.where(var >= 0, var, np.nan))
 
 
+def law_curves(model, d, delta50, delta50_err, laws=LAWS, points=60, reach=8.0):
+    """Rows (model, law, d, value, err) of each law fitted to (d, δ₅₀ ± σ) and its standard error
+    (F4a) on a geometric grid from min(d)/1.5 to reach·max(d): the curves and bands the figure
+    draws (no row for a law that could not be fitted)."""
+    if len(d) == 0:
+        return []
+    grid = np.geomspace(min(d) / 1.5, reach * max(d), points)
+    rows = []
+    for law in laws:
+        fit = fit_law(law, d, delta50, delta50_err)
+        if not np.isfinite(fit.delta_inf):
+            continue
+        value, err = predict(fit, grid)
+        rows += [
+            {"model": model, "law": law, "d": float(x), "value": float(v), "err": float(e)}
+            for x, v, e in zip(grid, value, err, strict=True)
+        ]
+    return rows
+
+
 # ---------------------------------------------------------------------------------------- leave-out
 
 
@@ -530,6 +550,7 @@ def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.
 
     Returns a dict of row lists (for ``featlearn.io.results.write_csv``):
       "per_d": d, δ₅₀, its error, width s(d), its error, status, number of δ points;
+      "curves": each fitted law and its standard error (F4a) on a grid of d (``law_curves``);
       "laws": per law (F1)–(F4): δ∞ ± s.e., bootstrap CI (F3), c, ν, χ², dof, status, leave-out
         prediction/measurement/z (F4), chosen (exactly one True unless no law fits the reduced set);
       "collapse": the points (F5);
@@ -592,6 +613,7 @@ def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.
     return {
         "per_d": per_d,
         "laws": law_rows,
+        "curves": law_curves(model, d, y, err, laws),
         "collapse": [{"model": model, **p} for p in points],
         "collapse_quality": quality,
     }

@@ -178,6 +178,19 @@ def prediction_references(config):
                 )
 
 
+def finite_size_references(config):
+    """Each finite-size model names a sweep, and if given a theory model and a paper value."""
+    for model, spec in config["finite_size"]["models"].items():
+        key = f"finite_size.models.{model}"
+        for field, names in (
+            ("sweep", config["sweeps"]),
+            ("theory", config["theory"]["models"]),
+            ("paper", config["claims"]["paper"]),
+        ):
+            if field in spec and spec[field] not in names:
+                raise ConfigError(f"{key}.{field}", f"{spec[field]!r} is not in {', '.join(names)}")
+
+
 def unique_stems(config):
     duplicates = manifest.duplicate_stems(config)
     if duplicates:
@@ -215,6 +228,7 @@ CHECKS = (
     landscape_reference,
     theory_references,
     escape_references,
+    finite_size_references,
     unique_stems,
     supported_options,
 )

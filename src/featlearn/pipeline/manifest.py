@@ -123,6 +123,16 @@ def figures(config):
             "direction vs GD step.",
         )
     )
+    out.append(
+        Figure(
+            config["finite_size"]["stem"],
+            "",
+            "finite_size_scaling",
+            "δ₅₀ against d (log axis) per model with each fitted finite-size law and its band, "
+            "δ_NN(∞) of the static fixed point and the paper's value; the law chosen by predicting "
+            "the largest d from the others is drawn solid.",
+        )
+    )
     for name in config["grokking"]:
         out.append(
             Figure(
@@ -227,6 +237,9 @@ TABLES = {
     "conventions.csv": "Modelling conventions ranked by their distance to the paper's three numbers.",
     "convention_scans.csv": "Per convention, activation and d: the auto-refined δ scan and its fit.",
     "claims.csv": "The paper's claims, the measured values and the computed verdicts.",
+    "finite_size_scaling.csv": "Per model and finite-size law: δ∞ ± s.e. and its bootstrap interval, c, ν, "
+    "χ², and the prediction of the largest d from the others (chosen law flagged).",
+    "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. and the transition width from the logistic fit.",
 }
 """What each results table holds (Snakemake report captions); ``*`` stands for a sweep or an activation."""
 

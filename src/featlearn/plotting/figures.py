@@ -445,3 +445,57 @@ def landscape_figure(cells):
             ax.set(xlabel="along θ*" if plane == "hard" else r"along $v_{\min}$", ylabel=r"along $\theta_R$")
     fig.tight_layout()
     return fig
+
+
+LAW_STYLES = {
+    "constant": ("C0", r"$\delta_\infty$"),
+    "log": ("C1", r"$\delta_\infty - c/\ln d$"),
+    "power": ("C2", r"$\delta_\infty - c\,d^{-\nu}$"),
+}
+
+
+def finite_size_figure(panels):
+    """δ₅₀ against d (log axis) per model: the measured points with 1σ errors, each fitted law with its
+    ±2σ band (solid for the law chosen by the leave-out, dashed otherwise), δ_NN(∞) (dash-dot) and
+    the paper's value (dotted), all read from the finite-size tables.
+
+    ``panels``: [(model, per-d rows, law rows, curve rows, δ_NN(∞), paper value)].
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
+    for ax, (model, points, laws, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
+        ok = [p for p in points if p["status"] in FITTED and np.isfinite(p["delta50_err"])]
+        ax.errorbar(
+            [p["d"] for p in ok],
+            [p["delta50"] for p in ok],
+            [p["delta50_err"] for p in ok],
+            fmt="ko",
+            capsize=3,
+            ms=4,
+            label=r"GD $\delta_{50}(d)$",
+            zorder=3,
+        )
+        chosen = {r["law"] for r in laws if r["chosen"] is True}
+        for law, (colour, name) in LAW_STYLES.items():
+            rows = [r for r in curves if r["law"] == law]
+            if not rows:
+                continue
+            d = np.array([r["d"] for r in rows])
+            value = np.array([r["value"] for r in rows])
+            err = np.array([r["err"] for r in rows])
+            fit = next(r for r in laws if r["law"] == law)
+            label = (
+                f"{name}: {fit['delta_inf']:.2f} [{fit['delta_inf_low']:.2f}, {fit['delta_inf_high']:.2f}]"
+            )
+            ax.plot(d, value, "-" if law in chosen else "--", color=colour, lw=1.2, label=label)
+            ax.fill_between(d, value - 2 * err, value + 2 * err, color=colour, alpha=0.12, lw=0)
+        if np.isfinite(delta_nn):
+            ax.axhline(
+                delta_nn, color="C3", ls="-.", lw=1, label=rf"$\delta_{{NN}}(\infty)$ = {delta_nn:.2f}"
+            )
+        if np.isfinite(paper):
+            ax.axhline(paper, color="0.4", ls=":", lw=1, label=f"paper: {paper:g}")
+        ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=model)
+        ax.legend(frameon=False, fontsize=6)
+    fig.text(0.01, 0.005, "Bands: ±2σ of each fitted law; brackets: bootstrap interval of δ∞.", fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig

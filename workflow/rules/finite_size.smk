@@ -1,0 +1,37 @@
+# Finite-size scaling of the GD thresholds (docs/finite_size.md): delta50(d) per model, its d -> inf
+# extrapolation by candidate laws, and the figure.
+
+
+localrules:
+    finite_size_scaling,
+
+
+rule finite_size_scaling:
+    message:
+        "Finite-size scaling of the sweeps' thresholds: laws, bootstrap, figure"
+    input:
+        unpack(finite_size_inputs),
+        code=code("finite_size_scaling.py"),
+    output:
+        table=table_output(f"{RESULTS}/tables/finite_size_scaling.csv"),
+        points=table_output(f"{RESULTS}/tables/finite_size_points.csv"),
+        figure=figure_outputs(config["finite_size"]["stem"]),
+    log:
+        f"{RESULTS}/logs/finite_size/scaling.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/finite_size/scaling.tsv"
+    params:
+        report_caption=report_caption,
+        models=canonical(config["finite_size"]["models"]),
+        bootstrap=config["finite_size"]["bootstrap"],
+        level=config["finite_size"]["level"],
+        seed=config["seed"],
+        paper=canonical(config["claims"]["paper"]),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/finite_size_scaling.py"
