@@ -180,3 +180,37 @@ def test_the_results_index_lists_each_table_with_its_caption_and_shape():
         "columns": "2",
     }
     assert index[1]["rows"] == "0" and index[1]["caption"] == table_caption("x_cells.csv")
+
+
+def _law(model, law, chosen, n_points, low, high, delta_nn):
+    return {
+        "model": model,
+        "sweep": model,
+        "law": law,
+        "chosen": chosen,
+        "n_points": n_points,
+        "delta_inf": (low + high) / 2,
+        "delta_inf_low": low,
+        "delta_inf_high": high,
+        "delta_nn_long_time": delta_nn,
+    }
+
+
+def test_the_limit_claim_needs_enough_dimensions_and_follows_the_interval():
+    """GD's δ∞ interval (chosen law) widened by the tolerance must contain δ_NN(∞); with fewer usable
+    d than ``finite_size_points`` the claim is not tested, and its numbers are still shown."""
+    tol = {**TOL, "finite_size": 0.5, "finite_size_points": 4}
+
+    def verdict(n_points, low, high, delta_nn=9.5):
+        rows = [
+            _law("gelu", "constant", False, n_points, 6.0, 6.4, delta_nn),
+            _law("gelu", "log", True, n_points, low, high, delta_nn),
+        ]
+        row = claims.claim_limit(_results(**{"finite_size_scaling.csv": rows}), tol)
+        return row["verdict"], row["measured"]
+
+    assert verdict(5, 8.8, 9.2)[0] == claims.REPRODUCED  # 9.5 is 0.3 above the interval
+    assert verdict(5, 8.0, 8.6)[0] == claims.NOT_REPRODUCED  # 0.9 above
+    small, text = verdict(3, 8.8, 9.2)
+    assert small == claims.NOT_TESTED and "log law, 3 d" in text
+    assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED

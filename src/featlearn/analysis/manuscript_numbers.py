@@ -104,6 +104,26 @@ def results_index(tables):
     return out
 
 
+def finite_size_rows(rows):
+    """Per model of finite_size_scaling.csv (docs/finite_size.md): every law's δ∞ with its bootstrap
+    interval, the usable d, which law the leave-out chose, and δ_NN(∞) where the model has one."""
+    out = []
+    for r in rows:
+        interval = f"[{fmt(r['delta_inf_low'])}, {fmt(r['delta_inf_high'])}]"
+        out.append(
+            {
+                "model": r["model"],
+                "law": r["law"],
+                "points": str(int(r["n_points"])),
+                "delta_inf": fmt(r["delta_inf"]),
+                "interval": interval,
+                "chosen": "yes" if r["chosen"] is True else "",
+                "delta_nn": fmt(r["delta_nn_long_time"]),
+            }
+        )
+    return out
+
+
 def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
     """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
     the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,
@@ -117,6 +137,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper)
         "delta_alg": {r["link"]: fmt(r["delta_alg"]) for r in tables["delta_alg.csv"]},
         "theory": theory_rows(tables["theory_thresholds.csv"]),
         "prediction": prediction_rows(tables["delta50_prediction.csv"]),
+        "finite_size": finite_size_rows(tables["finite_size_scaling.csv"]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),
         "grokking": {
