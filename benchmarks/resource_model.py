@@ -21,8 +21,6 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-import yaml
-
 from featlearn import plan
 from featlearn.pipeline import resources
 
@@ -36,7 +34,7 @@ def requests(config, bench):
     """Per rule: max measured/requested runtime, median requested/measured, max RSS/mem_mb."""
     by_rule = defaultdict(list)
     for job in plan.compute_jobs(config):
-        path = bench / job.benchmark
+        path = bench / Path(job.benchmark).relative_to("results/benchmarks")
         if path.exists():
             seconds = plan.measured_seconds(path)
             request = 60 * resources.minutes(job.seconds)
@@ -92,11 +90,11 @@ def whole_run(config, reduced, cores, wall):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results")
-    parser.add_argument("--configfile", default="config.yaml")
+    parser.add_argument("--configfile", nargs="+", default=["config.yaml"], help="merged in order")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--wall", type=float, help="measured wall seconds of the run")
     args = parser.parse_args()
-    config = yaml.safe_load(open(args.configfile))
+    config = plan.load_config(args.configfile)
     requests(config, Path(args.results) / "benchmarks")
     reduced = extrapolation(config, args.results)
     whole_run(config, reduced, args.cores, args.wall)

@@ -328,6 +328,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "theory_tables": 1,  # the theory table lists the empirical δ₅₀ beside δ_NN
         "theory_figure": 1,  # fig10b_delta_nn draws them
         "escape_prediction_table": 1,  # reads the theory table
+        "finite_size_scaling": 1,  # extrapolates the gelu sweep's δ₅₀(d)
         "claims_table": 1,  # the Fig 4 sweep's δ₅₀ is a claim
         "manuscript": 1,
         "all": 1,
@@ -360,6 +361,7 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "theory_figure": 3,
         "hessian_delta_figure": 1,  # draws the quad fixed point
         "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
+        "finite_size_scaling": 1,  # so does the finite-size table
         "phase_figure": 1,  # the bump sweep's figure draws that prediction
         "claims_table": 1,  # so do the claims
         "manuscript": 1,

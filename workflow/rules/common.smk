@@ -289,7 +289,7 @@ def index_tables():
     names += [name for name in THEORY_TABLES if name.endswith(".csv")]
     names += ["escape_linear_stage.csv", "escape_referee_trials.csv", "escape_signal.csv", "escape_signal_runs.csv"]
     names += ["escape_prediction.csv", "delta50_prediction.csv"]
-    names += ["finite_size_scaling.csv", "finite_size_points.csv"]
+    names += ["finite_size_scaling.csv", "finite_size_points.csv", "finite_size_collapse.csv"]
     if config["escape"].get("two_stage"):
         names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
     if config.get("conventions"):

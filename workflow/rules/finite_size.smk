@@ -15,6 +15,7 @@ rule finite_size_scaling:
     output:
         table=table_output(f"{RESULTS}/tables/finite_size_scaling.csv"),
         points=table_output(f"{RESULTS}/tables/finite_size_points.csv"),
+        collapse=table_output(f"{RESULTS}/tables/finite_size_collapse.csv"),
         figure=figure_outputs(config["finite_size"]["stem"]),
     log:
         f"{RESULTS}/logs/finite_size/scaling.log",

@@ -9,7 +9,7 @@ from featlearn.plotting import figures
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 theory = {r["model"]: r for r in read_csv(sm.input.theory)}
-laws, points, panels = [], [], []
+laws, points, collapse, panels = [], [], [], []
 for model, spec in sm.params.models.items():
     seed = (identity_entropy(sm.params.seed, "finite_size", model),)
     rows = read_csv(sm.input[f"cells_{model}"])
@@ -22,7 +22,11 @@ for model, spec in sm.params.models.items():
         log(f"{model} {law}: delta_inf = {value:.3f} ({row['status']}, chosen {row['chosen']})")
     laws += out["laws"]
     points += out["per_d"]
+    collapse += out["collapse"]
+    for quality in out["collapse_quality"]:  # (F6): one scaling form for every d?
+        log(f"{model} collapse ({quality['width']} width): deviance/dof = {quality['deviance_per_dof']:.3g}")
     panels.append((model, out["per_d"], out["laws"], out["curves"], delta_nn, paper))
 write_csv(sm.output.table, laws)
 write_csv(sm.output.points, points)
+write_csv(sm.output.collapse, collapse)
 figures.save(figures.finite_size_figure(panels), sm.output.figure)

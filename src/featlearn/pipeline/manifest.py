@@ -240,6 +240,8 @@ TABLES = {
     "finite_size_scaling.csv": "Per model and finite-size law: δ∞ ± s.e. and its bootstrap interval, c, ν, "
     "χ², and the prediction of the largest d from the others (chosen law flagged).",
     "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. and the transition width from the logistic fit.",
+    "finite_size_collapse.csv": "Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), "
+    "the collapse of every d onto one logistic.",
 }
 """What each results table holds (Snakemake report captions); ``*`` stands for a sweep or an activation."""
 
