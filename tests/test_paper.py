@@ -214,3 +214,14 @@ def test_the_limit_claim_needs_enough_dimensions_and_follows_the_interval():
     small, text = verdict(3, 8.8, 9.2)
     assert small == claims.NOT_TESTED and "log law, 3 d" in text
     assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED
+
+
+def test_the_dmft_claim_judges_the_error_with_its_combined_standard_error():
+    rows = [
+        {"norm2_max_err_rel": 0.25, "norm2_err_se_rel": 0.15, "train_loss_max_err_rel": 0.05},
+        {"norm2_max_err_rel": 0.02, "norm2_err_se_rel": 0.01, "train_loss_max_err_rel": 0.03},
+    ]
+    row = claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)
+    assert row["verdict"] == claims.REPRODUCED and "0.25 ± 0.15" in row["measured"]  # 0.25 ≤ 2·0.15
+    rows[0]["norm2_err_se_rel"] = 0.05
+    assert claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)["verdict"] != claims.REPRODUCED

@@ -37,3 +37,77 @@ def test_simulated_crossing_needs_an_aligned_negative_eigenvalue():
     value, status, *_ = simulated_crossing(cells, 5)
     # δ = 8 is negative but not aligned: the crossing is interpolated between 8 and 10
     assert status == "ok" and 8.0 < value < 10.0
+
+
+def test_replica_mean_and_standard_error_skip_missing_values():
+    """Mean and sd/√R over the replicas where a value exists (an outlier may exist in some only)."""
+    from featlearn.theory.delta_nn import replica_mean
+
+    values = np.array([[1.0, np.nan, np.nan], [3.0, 2.0, np.nan], [5.0, 4.0, 7.0]])
+    mean, se = replica_mean(values)
+    np.testing.assert_allclose(mean[:2], [3.0, 3.0])
+    assert mean[2] == 7.0 and np.isnan(se[2])  # one replica: no error
+    np.testing.assert_allclose(
+        se[:2], [np.std([1, 3, 5], ddof=1) / np.sqrt(3), np.std([2, 4], ddof=1) / np.sqrt(2)]
+    )
+    assert np.isnan(replica_mean(np.full((2, 1), np.nan))[0][0])
+
+
+def test_dmft_model_replicas_are_independent_solves_and_their_mean():
+    """Replica r of δ is ``dmft.solve`` with identity (..., δ, N, r); the file's value is the replica
+    mean and its s.e. the replicas' sd/√R."""
+    import yaml
+
+    from featlearn.pipeline.settings import theory_model_settings
+    from featlearn.theory import dmft
+    from featlearn.theory.delta_nn import dmft_model
+
+    config = yaml.safe_load(open("workflow/configs/tiny.yaml"))
+    s = theory_model_settings(config, "gelu_bump")
+    out = dmft_model(s, [6.0], 300, 4, replicas=3, log=lambda _: None)
+    identity = (s.seed, "dmft", s.experiment, s.activation, s.link, 6.0, 300, 2)
+    direct = dmft.solve(
+        s.activation, s.link, 6.0, s.lr, 4, 300, identity, a=s.a, b=s.b, r0=s.r0, noise=s.noise
+    )
+    np.testing.assert_array_equal(out["norm2_replicas"][2, 0], direct.norm2)
+    np.testing.assert_allclose(out["norm2"], out["norm2_replicas"].mean(axis=0))
+    sd = out["norm2_replicas"].std(axis=0, ddof=1)
+    np.testing.assert_allclose(out["norm2_se"], sd / np.sqrt(3))
+    assert out["norm2_replicas"][0, 0, 4] != out["norm2_replicas"][1, 0, 4]  # independent path sets
+
+
+def test_delta_nn_of_replicas_is_averaged_and_needs_every_replica():
+    from featlearn.analysis.theory_tables import delta_nn_curve, delta_nn_se
+
+    deltas = np.array([2.0, 4.0, 6.0])
+    # replica margins [δ, t] for t = 0, 1: crossings at t = 1 of 3.0 and 5.0; at t = 0 only one
+    m0 = np.array([[1.0, 1.0], [-1.0, -1.0], [-2.0, -2.0]])
+    m1 = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, -1.0]])
+    dm = {
+        "delta": deltas,
+        "steps": np.arange(2),
+        "margin_replicas": np.stack([m0, m1]),
+        "margin": (m0 + m1) / 2,
+    }
+    curve, status = delta_nn_curve(dm)
+    assert status == ["none", "ok"] and curve[1] == pytest.approx(4.0)
+    assert delta_nn_se(dm)[1] == pytest.approx(np.std([3.0, 5.0], ddof=1) / np.sqrt(2))
+    single = {"delta": deltas, "steps": np.arange(2), "margin": m0}
+    assert delta_nn_curve(single)[0][1] == pytest.approx(3.0) and np.isnan(delta_nn_se(single)[1])
+
+
+def test_trajectory_agreement_combines_the_dmft_and_seed_errors():
+    from featlearn.analysis.theory_tables import trajectory_agreement
+
+    steps = np.arange(3)
+    dm = {"delta": np.array([8.0]), "steps": steps}
+    for key in ("norm2", "train_loss", "h11"):
+        dm[key] = np.array([[1.0, 1.1, 1.4]])
+        dm[f"{key}_se"] = np.array([[0.0, 0.03, 0.04]])
+    cell = {"delta": 8.0, "d": 100, "steps": steps}
+    for key in ("norm2", "train_loss", "h11"):
+        cell[key] = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 1.2]])  # seed means 1.0, 1.0, 1.1
+    row = trajectory_agreement("m", dm, cell, t_max=2)
+    assert row["norm2_worst_t"] == 2 and row["norm2_max_err_rel"] == pytest.approx(0.3 / 1.1)
+    seed_se = np.std([1.0, 1.2], ddof=1) / np.sqrt(2)
+    assert row["norm2_err_se_rel"] == pytest.approx(np.hypot(0.04, seed_se) / 1.1)

@@ -11,7 +11,7 @@ def main(sm):
     settings = TheoryModelSettings.from_dict(sm.params.settings)
     n_paths, horizon, deltas = int(sm.wildcards.n_paths), sm.params.horizon, list(sm.params.deltas)
     log(f"DMFT {sm.wildcards.model}: N={n_paths} T={horizon} deltas={deltas} settings={settings}")
-    out = dmft_model(settings, deltas, n_paths, horizon, log)
+    out = dmft_model(settings, deltas, n_paths, horizon, sm.params.replicas, log)
     save_npz(sm.output[0], out, provenance(n_paths=n_paths, horizon=horizon, **settings.asdict()))
 
 

@@ -30,10 +30,30 @@ def load_theory(dmft_files, fixed_point_files, sim_files):
     return out
 
 
+def delta_nn_replicas(dm):
+    """δ_NN(t) of every replica of a DMFT model file (first zero in δ of that replica's margin;
+    docs/outlier.md, eq. (O9)) and their statuses, both [replica, t]; a file without replicas is
+    one replica."""
+    margins = dm["margin_replicas"] if "margin_replicas" in dm else dm["margin"][None]
+    pairs = [[first_crossing(dm["delta"], m[:, t]) for t in range(dm["steps"].size)] for m in margins]
+    return np.array([[p[0] for p in row] for row in pairs]), [[p[1] for p in row] for row in pairs]
+
+
 def delta_nn_curve(dm):
-    """δ_NN(t) and its status for every t of a DMFT model file (first zero of the margin in δ)."""
-    pairs = [first_crossing(dm["delta"], dm["margin"][:, t]) for t in range(dm["steps"].size)]
-    return np.array([p[0] for p in pairs]), [p[1] for p in pairs]
+    """δ_NN(t) and its status for every t: the mean over the replicas, "ok" where every replica
+    has a crossing (else the first replica's failing status)."""
+    values, statuses = delta_nn_replicas(dm)
+    per_t = list(zip(*statuses, strict=True))
+    status = [next((s for s in column if s != "ok"), "ok") for column in per_t]
+    return values.mean(axis=0), status
+
+
+def delta_nn_se(dm):
+    """The Monte-Carlo standard error of δ_NN(t) over the replicas, sd/√R (NaN for one replica)."""
+    values, _ = delta_nn_replicas(dm)
+    if values.shape[0] < 2:
+        return np.full(values.shape[1], np.nan)
+    return values.std(axis=0, ddof=1) / np.sqrt(values.shape[0])
 
 
 def long_time_threshold(fp):
@@ -55,7 +75,9 @@ def _row_index(dm, delta):
 
 
 def trajectory_agreement(model, dm, cell, t_max=50):
-    """Largest DMFT-vs-simulation differences over 1 ≤ t ≤ t_max (seed means; seed s.d. beside)."""
+    """Largest DMFT-vs-simulation differences over 1 ≤ t ≤ t_max (seed means; seed s.d. beside),
+    with the combined standard error of that difference at the same t: the DMFT's replica s.e.
+    (``<key>_se``) and the seed mean's, √(se_DMFT² + sd²/seeds)."""
     i = _row_index(dm, cell["delta"])
     ts = np.arange(1, min(t_max, dm["steps"][-1], cell["steps"][-1]) + 1)
     row = {
@@ -69,12 +91,17 @@ def trajectory_agreement(model, dm, cell, t_max=50):
         sim = cell[key][:, ts]
         mean, sd = sim.mean(axis=0), sim.std(axis=0, ddof=1) if sim.shape[0] > 1 else np.zeros(ts.size)
         diff = dm[key][i, ts] - mean
-        scale = np.abs(mean) if relative else 1.0
+        # combined standard error of the difference: the DMFT's replica s.e. and the seed mean's
+        dmft_se = np.nan_to_num(dm[f"{key}_se"][i, ts]) if f"{key}_se" in dm else np.zeros(ts.size)
+        combined = np.sqrt(dmft_se**2 + sd**2 / sim.shape[0])
+        scale = np.abs(mean) if relative else np.ones(ts.size)
         worst = int(np.argmax(np.abs(diff) / scale))
         suffix = "rel" if relative else "abs"
-        row[f"{key}_max_err_{suffix}"] = float(np.abs(diff[worst]) / (scale[worst] if relative else 1.0))
+        row[f"{key}_max_err_{suffix}"] = float(np.abs(diff[worst]) / scale[worst])
+        row[f"{key}_err_se_{suffix}"] = float(combined[worst] / scale[worst])
+        row[f"{key}_dmft_se_{suffix}"] = float(dmft_se[worst] / scale[worst])
         row[f"{key}_worst_t"] = int(ts[worst])
-        row[f"{key}_seed_sd_{suffix}"] = float(sd[worst] / (scale[worst] if relative else 1.0))
+        row[f"{key}_seed_sd_{suffix}"] = float(sd[worst] / scale[worst])
     return row
 
 
@@ -168,13 +195,17 @@ def threshold_rows(models, theory, n_paths, report_steps, empirical):
         row["delta_alg"] = alg.get(s.link, np.nan)
         for n, dm in sorted(theory[name]["dmft"].items(), key=lambda kv: (kv[0] != n_paths[name], kv[0])):
             curve, statuses = delta_nn_curve(dm)
+            se = delta_nn_se(dm)
             suffix = "" if n == n_paths[name] else f"_N{n}"
+            row[f"replicas{suffix}"] = int(dm.get("replicas", 1))
             for t in report_steps:
                 row[f"delta_nn_t{t}{suffix}"] = curve[t] if statuses[t] == "ok" else np.nan
+                row[f"delta_nn_t{t}{suffix}_se"] = se[t] if statuses[t] == "ok" else np.nan
                 row[f"delta_nn_t{t}{suffix}_status"] = statuses[t]
             ok = np.array([st == "ok" for st in statuses]) & (np.arange(curve.size) >= 1)
             best = int(np.nanargmin(np.where(ok, curve, np.nan))) if ok.any() else -1
             row[f"delta_nn_min{suffix}"] = curve[best] if best >= 0 else np.nan
+            row[f"delta_nn_min{suffix}_se"] = se[best] if best >= 0 else np.nan
             row[f"delta_nn_argmin_t{suffix}"] = best
         value, status, stable = long_time_threshold(theory[name]["fixed_point"])
         row["delta_nn_long_time"] = value

@@ -191,7 +191,12 @@ def _theory_extra(config, w):
 
 
 def _dmft_extra(config, w):
-    return {**_theory_extra(config, w), "horizon": (config["theory"]["horizon"], "theory.horizon")}
+    theory = config["theory"]
+    return {
+        **_theory_extra(config, w),
+        "horizon": (theory["horizon"], "theory.horizon"),
+        "replicas": (theory["replicas"], "theory.replicas"),
+    }
 
 
 def _fixed_point_extra(config, w):
@@ -268,8 +273,8 @@ def _referee_cost(config, w, s):
 
 def _dmft_cost(config, w, s):
     n, horizon = int(w.n_paths), config["theory"]["horizon"]
-    deltas = config["theory"]["models"][w.model]["delta"]
-    return resources.dmft_mem_mb(n, horizon), resources.dmft_seconds(n, horizon, len(deltas))
+    solves = len(config["theory"]["models"][w.model]["delta"]) * config["theory"]["replicas"]
+    return resources.dmft_mem_mb(n, horizon), resources.dmft_seconds(n, horizon, solves)
 
 
 def _fixed_point_cost(config, w, s):
@@ -385,7 +390,7 @@ KINDS = (
         lambda w: f"theory.models.{w.model}",
         constraints=(("n_paths", r"[0-9]+"),),
         extra=_dmft_extra,
-        extra_names=("deltas", "horizon"),
+        extra_names=("deltas", "horizon", "replicas"),
     ),
     Kind(
         "fixed_point_model",

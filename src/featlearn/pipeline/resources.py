@@ -95,8 +95,8 @@ DMFT_SECONDS = 1.5e-7
 5.4e-8 measured for the quick run's N = 4·10⁴, T = 50 model (27.7 s for 10 δ on this machine)."""
 
 
-def dmft_seconds(n_paths, horizon, n_deltas):
-    return DMFT_SECONDS * n_paths * (horizon + 1) * (horizon + 2) / 2 * n_deltas
+def dmft_seconds(n_paths, horizon, solves):
+    return DMFT_SECONDS * n_paths * (horizon + 1) * (horizon + 2) / 2 * solves
 
 
 FIXED_POINT_SECONDS = 2.0

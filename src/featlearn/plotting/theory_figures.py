@@ -25,8 +25,8 @@ def _label(name, s):
 
 
 def dmft_vs_simulation_figure(theory, models, n_paths):
-    """‖θ‖², train loss and H₁₁ vs t: DMFT (lines, each model's main N from ``n_paths``) and
-    simulated restricted GD (seed mean ± s.d.)."""
+    """‖θ‖², train loss and H₁₁ vs t: DMFT (lines, each model's main N from ``n_paths``; the band is
+    ±2 standard errors over its path replicas) and simulated restricted GD (seed mean ± s.d.)."""
     names = [n for n in models if theory[n]["sim"]]
     fig, axes = plt.subplots(len(names), 3, figsize=(12, 3.0 * len(names)), squeeze=False)
     for row, name in zip(axes, names, strict=True):
@@ -42,6 +42,9 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
                     lw=1.2,
                     label=f"DMFT $\\delta$={delta:g}, N={n_paths[name]}",
                 )
+                if f"{key}_se" in dm:  # ±2 standard errors over the DMFT's path replicas
+                    low, high = dm[key][i] - 2 * dm[f"{key}_se"][i], dm[key][i] + 2 * dm[f"{key}_se"][i]
+                    ax.fill_between(dm["steps"], low, high, color=colour, alpha=0.2, lw=0)
                 ts = cell["steps"]
                 ax.errorbar(
                     ts,
@@ -60,7 +63,8 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
         row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
         row[0].legend(frameon=False, fontsize=7)
     fig.suptitle(
-        "restricted GD: DMFT (N Monte-Carlo paths) vs simulation (seed mean $\\pm$ s.d.)", fontsize=10
+        "restricted GD: DMFT (R replicas of N paths, band $\\pm 2$ s.e.) vs simulation (seed mean $\\pm$ s.d.)",
+        fontsize=10,
     )
     fig.tight_layout()
     return fig

@@ -37,39 +37,63 @@ def outlier_track(result, times):
     return out
 
 
-def dmft_model(settings, deltas, n_paths, horizon, log=print):
-    """DMFT and its outlier track for every δ of one model (``TheoryModelSettings``) at
-    N = ``n_paths``; arrays indexed [δ, t].  Each δ draws its paths from the identity
-    (seed, "dmft", experiment, activation, link, δ, N)."""
+DMFT_KEYS = ("norm2", "train_loss", "h11", "bulk_edge", "outlier", "overlap2", "margin")
+"""What a DMFT model file holds per replica, δ and t (docs/dmft.md, eq. (D9); docs/outlier.md)."""
+
+
+def replica_mean(values):
+    """Mean and standard error over the replica axis (axis 0) of ``values``: the DMFT's Monte-Carlo
+    estimate from R independent path sets and its error sd/√R, over the replicas where the value
+    exists (an outlier may exist in some replicas only); NaN where none has it, s.e. NaN where
+    fewer than two do."""
+    values = np.asarray(values, float)
+    count = np.isfinite(values).sum(axis=0)
+    total = np.where(np.isfinite(values), values, 0.0).sum(axis=0)
+    mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    dev = np.where(np.isfinite(values), values - mean, 0.0)
+    var = (dev**2).sum(axis=0) / np.maximum(count - 1, 1)
+    return mean, np.where(count > 1, np.sqrt(var / np.maximum(count, 1)), np.nan)
+
+
+def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print):
+    """DMFT and its outlier track for every δ of one model (``TheoryModelSettings``) with ``replicas``
+    independent sets of N = ``n_paths`` paths; arrays ``<key>_replicas`` indexed [replica, δ, t],
+    and ``<key>`` / ``<key>_se`` their replica mean and standard error [δ, t] (``replica_mean``).
+    Replica r of δ draws its paths from the identity (seed, "dmft", experiment, activation, link,
+    δ, N, r)."""
     seed = (settings.seed, "dmft", settings.experiment, settings.activation, settings.link)
     steps = np.arange(horizon + 1)
-    keys = ("norm2", "train_loss", "h11", "bulk_edge", "outlier", "overlap2", "margin")
-    out = {key: np.full((len(deltas), steps.size), np.nan) for key in keys}
+    runs = {key: np.full((replicas, len(deltas), steps.size), np.nan) for key in DMFT_KEYS}
     for i, delta in enumerate(deltas):
         start = time.perf_counter()
-        res = dmft.solve(
-            settings.activation,
-            settings.link,
-            delta,
-            settings.lr,
-            horizon,
-            n_paths,
-            (*seed, float(delta), int(n_paths)),
-            a=settings.a,
-            b=settings.b,
-            r0=settings.r0,
-            noise=settings.noise,
-        )
-        track = outlier_track(res, steps)
-        for key in ("norm2", "train_loss", "h11"):
-            out[key][i] = getattr(res, key)
-        for key in ("bulk_edge", "outlier", "overlap2", "margin"):
-            out[key][i] = track[key]
+        for r in range(replicas):
+            res = dmft.solve(
+                settings.activation,
+                settings.link,
+                delta,
+                settings.lr,
+                horizon,
+                n_paths,
+                (*seed, float(delta), int(n_paths), r),
+                a=settings.a,
+                b=settings.b,
+                r0=settings.r0,
+                noise=settings.noise,
+            )
+            track = outlier_track(res, steps)
+            for key in ("norm2", "train_loss", "h11"):
+                runs[key][r, i] = getattr(res, key)
+            for key in ("bulk_edge", "outlier", "overlap2", "margin"):
+                runs[key][r, i] = track[key]
         log(
-            f"delta={delta} N={n_paths} T={horizon}: {time.perf_counter() - start:.1f}s "
-            f"({i + 1}/{len(deltas)} done)"
+            f"delta={delta} N={n_paths} x {replicas} replicas, T={horizon}: "
+            f"{time.perf_counter() - start:.1f}s ({i + 1}/{len(deltas)} done)"
         )
-    return {"delta": np.asarray(deltas, float), "steps": steps, **out}
+    out = {"delta": np.asarray(deltas, float), "steps": steps, "replicas": np.int64(replicas)}
+    for key, values in runs.items():
+        out[key], out[f"{key}_se"] = replica_mean(values)
+        out[f"{key}_replicas"] = values
+    return out
 
 
 def fixed_point_model(settings, deltas, nodes, log=print):
