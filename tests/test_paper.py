@@ -224,4 +224,6 @@ def test_the_dmft_claim_judges_the_error_with_its_combined_standard_error():
     row = claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)
     assert row["verdict"] == claims.REPRODUCED and "0.25 ± 0.15" in row["measured"]  # 0.25 ≤ 2·0.15
     rows[0]["norm2_err_se_rel"] = 0.05
-    assert claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)["verdict"] != claims.REPRODUCED
+    assert (
+        claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)["verdict"] != claims.REPRODUCED
+    )

@@ -3,8 +3,11 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 (a test checks it): rebuilding with another config changes the text with the results.
 """
 
+from pathlib import Path
+
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import significant as fmt
+from featlearn.pipeline.manifest import table_caption
 
 
 def pm(value, error):
@@ -92,13 +95,9 @@ def results_index(tables):
     """The manuscript's results index: per results table (path → rows) of this build, its file,
     what it holds (``manifest.table_caption``), its rows and columns.  Overlay results reach the
     reader through it: a build with an overlay lists the overlay's tables."""
-    from pathlib import PurePath
-
-    from featlearn.pipeline.manifest import table_caption
-
     out = []
     for path, rows in tables.items():
-        name = PurePath(path).name
+        name = Path(path).name
         shape = {"rows": str(len(rows)), "columns": str(len(rows[0]) if rows else 0)}
         out.append({"table": name, "caption": table_caption(name), **shape})
     return out

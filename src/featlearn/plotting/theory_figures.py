@@ -63,7 +63,8 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
         row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
         row[0].legend(frameon=False, fontsize=7)
     fig.suptitle(
-        "restricted GD: DMFT (R replicas of N paths, band $\\pm 2$ s.e.) vs simulation (seed mean $\\pm$ s.d.)",
+        "restricted GD: DMFT (R replicas of N paths, band $\\pm 2$ s.e.) vs simulation "
+        "(seed mean $\\pm$ s.d.)",
         fontsize=10,
     )
     fig.tight_layout()
