@@ -73,8 +73,8 @@ def edited(value):
         return not value
     if isinstance(value, int):
         return value + 1
-    if isinstance(value, float):
-        return round(value * 1.1 + 0.01, 6)
+    if isinstance(value, float):  # a level or probability stays inside (0, 1)
+        return round((1 + value) / 2 if 0 < value < 1 else value * 1.1 + 0.01, 6)
     if isinstance(value, str):
         return ALTERNATIVE.get(value, value + "x")
     return 1.0
