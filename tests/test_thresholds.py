@@ -57,3 +57,34 @@ def test_degenerate_data_are_reported_not_fitted():
     assert fit_logistic([3, 4], [0, 0], [5, 5]).status == "no successes"
     assert fit_logistic([3, 4], [5, 5], [5, 5]).status == "all successes"
     assert np.isnan(fit_logistic([3, 8], [2, 0], [2, 2]).delta50)
+
+
+def test_censored_trials_are_counted_and_bracket_the_threshold():
+    """A failed trial stopped by the budget (no certificate, no convergence) is censored; the fit that
+    counts censored trials as successes moves δ₅₀ down, the plain fit counts them as failures."""
+    import numpy as np
+
+    from featlearn.analysis.sweeps import cell_summary, threshold_rows
+
+    settings = {"activation": "quad", "link": "he2", "m": 1, "init": "random"}
+    rows = []
+    for delta, ok, reasons in (
+        (3.0, [0, 0, 0, 0], ["certified_minimum"] * 3 + ["budget"]),
+        (4.0, [1, 0, 0, 0], ["frozen", "budget", "budget", "certified_minimum"]),
+        (5.0, [1, 1, 1, 0], ["frozen"] * 3 + ["certified_minimum"]),
+        (6.0, [1, 1, 1, 1], ["frozen"] * 3 + ["budget"]),
+    ):
+        success = np.array(ok, bool)
+        cell = {
+            "d": 100,
+            "delta": delta,
+            "final_rho": np.where(success, 0.9, 0.1),
+            "success": success,
+            "diverged": np.zeros(4, bool),
+            "stop_reason": np.array(reasons),
+            "escape_step": np.where(success, 10, -1),
+        }
+        rows.append({**cell_summary("quad", settings, cell), "delta": delta})
+    assert [r["censored"] for r in rows] == [1, 2, 0, 0]  # a success that ran the budget is not censored
+    (fit,) = threshold_rows(rows)
+    assert fit["censored"] == 3 and fit["delta50_censored_as_success"] < fit["delta50"]

@@ -6,6 +6,12 @@ import numpy as np
 from featlearn.analysis.thresholds import fit_logistic
 
 
+def censored(cell):
+    """Trials whose outcome the budget hid: failed (not diverged) and stopped by the step budget, with
+    no certified minimum and no convergence, so a longer run might still have escaped."""
+    return (cell["stop_reason"] == "budget") & ~cell["success"] & ~cell["diverged"]
+
+
 def cell_summary(sweep, settings, cell):
     """One table row for one cell: success counts, final-ρ median with 30th/70th percentiles (all
     trials, and the failed ones alone), escape steps."""
@@ -26,6 +32,7 @@ def cell_summary(sweep, settings, cell):
         "successes": int(cell["success"].sum()),
         "diverged": int(cell["diverged"].sum()),
         "stopped_at_minimum": int(np.sum(cell["stop_reason"] == "certified_minimum")),
+        "censored": int(np.sum(censored(cell))),
         "rho_median": float(q50),
         "rho_q30": float(q30),
         "rho_q70": float(q70),
@@ -40,15 +47,16 @@ def cell_summary(sweep, settings, cell):
 
 
 def threshold_rows(rows):
-    """Logistic fit of success vs δ for each (sweep, d) in the cell rows."""
+    """Logistic fit of success vs δ for each (sweep, d) in the cell rows, censored trials counted as
+    failures, and the same fit counting them as successes (``delta50_censored_as_success``): the two
+    bracket the effect of the step budget."""
     out = []
     for key in sorted({(r["sweep"], r["d"]) for r in rows}):
         cells = sorted((r for r in rows if (r["sweep"], r["d"]) == key), key=lambda r: r["delta"])
-        fit = fit_logistic(
-            [c["delta"] for c in cells],
-            [c["successes"] for c in cells],
-            [c["trials"] - c["diverged"] for c in cells],
-        )
+        deltas, trials = [c["delta"] for c in cells], [c["trials"] - c["diverged"] for c in cells]
+        fit = fit_logistic(deltas, [c["successes"] for c in cells], trials)
+        # the same fit with every censored trial counted as a success: how much the budget matters
+        upper = fit_logistic(deltas, [c["successes"] + c.get("censored", 0) for c in cells], trials)
         first = cells[0]
         out.append(
             {
@@ -62,6 +70,9 @@ def threshold_rows(rows):
                 "delta_min": cells[0]["delta"],
                 "delta_max": cells[-1]["delta"],
                 **{k: v for k, v in fit.as_dict().items()},
+                "censored": int(sum(c.get("censored", 0) for c in cells)),
+                "delta50_censored_as_success": upper.delta50,
+                "delta50_censored_as_success_err": upper.delta50_err,
             }
         )
     return out
