@@ -538,9 +538,10 @@ def benchmark(path):
     return float(values["s"]), float(values["max_rss"])
 
 
-TIGHT = {"hessian_cell", "dmft_model"}
-"""Kinds whose memory model is checked to be within 3× of the measured peak (the others only from
-above: at the tiny scale their interpreter dominates; a d = 60 GD block holds ~100 kB of data)."""
+TIGHT = {"dmft_model"}
+"""Kinds whose memory model is checked to be within 3× of the measured peak at the tiny scale (the
+others only from above: there the interpreter dominates, a d = 60 GD block holds ~100 kB of data, and
+the request is BASE_MB; ``benchmarks/resource_model.py`` reports the ratios at quick scale)."""
 
 
 def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
