@@ -538,23 +538,17 @@ def benchmark(path):
     return float(values["s"]), float(values["max_rss"])
 
 
-TIGHT = {"dmft_model"}
-"""Kinds whose memory model is checked to be within 3× of the measured peak at the tiny scale (the
-others only from above: there the interpreter dominates, a d = 60 GD block holds ~100 kB of data, and
-the request is BASE_MB; ``benchmarks/resource_model.py`` reports the ratios at quick scale)."""
-
-
 def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
     """Every compute job's requested memory (the registry's) is never below its measured peak, and
-    within 3× of it for the GD, Hessian and DMFT cells; the requested runtime is never below the
-    measured one (it is an upper bound)."""
+    the requested runtime never below the measured one (it is an upper bound).  How far above is a
+    quick-scale question: at the tiny scale every request is the interpreter floor BASE_MB while the
+    measured peak varies by 50 % between runs; ``benchmarks/resource_model.py`` reports the ratios."""
     from featlearn.pipeline import jobs, resources
 
     checked = 0
     for job in jobs.compute_jobs(yaml.safe_load(TINY.read_text())):
         seconds, rss = benchmark(tiny_run / job.benchmark)
         assert rss <= job.mem_mb, (job.benchmark, rss, job.mem_mb)
-        assert job.rule not in TIGHT or job.mem_mb <= 3 * rss, (job.benchmark, rss, job.mem_mb)
         assert seconds <= 60 * resources.minutes(job.seconds), (job.benchmark, seconds, job.seconds)
         checked += 1
     assert checked >= 30
