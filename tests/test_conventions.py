@@ -33,14 +33,14 @@ def test_a_loss_scale_is_exactly_a_learning_rate_scale():
     config = _config(
         scaled={"link": "square", "loss_normalisation": "second_moment"}, plain={"link": "square"}
     )
-    # (certified stopping compares the *scaled* gradient with its tolerance, so it is off here)
+    # (certified stopping reads the *scaled* gradient, so it is off here)
     scaled = typed.convention_settings(config, "scaled", "gelu")
-    scaled = type(scaled)(**{**scaled.asdict(), "certify_grad_tol": None, "steps": 400})
+    scaled = type(scaled)(**{**scaled.asdict(), "certify_check_grad": None, "steps": 400})
     data, _ = trials.trial_setup(scaled, 60, 6.0, 0)
     s = 1.0 / np.mean(data["y"] ** 2)
     assert trials.loss_scale(scaled, data["y"]) == pytest.approx(s)
     plain = typed.convention_settings(config, "plain", "gelu")
-    plain = type(plain)(**{**plain.asdict(), "certify_grad_tol": None, "steps": 400, "lr": plain.lr * s})
+    plain = type(plain)(**{**plain.asdict(), "certify_check_grad": None, "steps": 400, "lr": plain.lr * s})
     a, b = _trajectory(scaled), _trajectory(plain)
     assert np.allclose(a.rho, b.rho, rtol=1e-9, atol=1e-12)
     assert np.allclose(a.norm, b.norm, rtol=1e-9)

@@ -88,11 +88,10 @@ class Schedule:
     ``test_risk`` (Θ ↦ the population risk, ``model.population``) gives the exact test loss; the
     ½-MSE on the trial's fresh test samples is recorded beside it as a check.
 
-    Certified early stopping: with ``certify`` (Θ ↦ whether λ_min(∇²R̂(Θ)) ≥ 0), a trial that has
-    not escaped (ρ < escape_rho) and whose gradient is small (‖∇R̂‖_F ≤ ``certify_tol``) is
-    checked at most every ``certify_every`` steps; if the Hessian there is positive semidefinite
-    the trial sits at a second-order stationary point that GD (a descent method with a stable
-    step) does not leave, and it stops with ``stop_reason = "certified_minimum"``.
+    Certified early stopping: with ``certificate`` (a ``gd.certificate.MinimumCertificate``), a
+    trial that has not escaped (ρ < escape_rho) stops with ``stop_reason = "certified_minimum"``
+    once the certificate proves a strict local minimum close enough that GD converges into it and
+    its ρ is within the certificate's tolerance (docs/model.md, eq. (M13)).
     """
 
     lr: float
@@ -103,9 +102,7 @@ class Schedule:
     loss_scale: float = 1.0
     restrict: np.ndarray | None = None
     grad_tol: float | None = None
-    certify: Callable[[np.ndarray], bool] | None = None
-    certify_tol: float = 0.0
-    certify_every: int = 100
+    certificate: Callable[[int, np.ndarray, float, float], bool] | None = None
     test_risk: Callable[[np.ndarray], float] | None = None
 
 
@@ -127,7 +124,6 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
     traj = _new_trajectory(grid, theta_star.shape[1])
     slot = {int(s): i for i, s in enumerate(grid)}
-    next_check = 0
     for t in range(steps + 1):
         loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, grad, partial)
         grad *= loss_scale
@@ -144,15 +140,8 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         grad_norm = np.linalg.norm(grad)
         converged = grad_tol is not None and grad_norm <= grad_tol
         traj.converged = converged
-        certified = False
-        if (
-            schedule.certify is not None
-            and rho < escape_rho
-            and grad_norm <= schedule.certify_tol
-            and t >= next_check
-        ):
-            next_check = t + schedule.certify_every
-            certified = schedule.certify(theta)
+        certificate = schedule.certificate
+        certified = certificate is not None and rho < escape_rho and certificate(t, theta, grad_norm, rho)
         stop = (
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
         )

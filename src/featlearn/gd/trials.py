@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from featlearn.gd import engine as gd
+from featlearn.gd.certificate import MinimumCertificate
 from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
@@ -92,14 +93,28 @@ def trial_setup(settings, d, delta, trial):
     return data, net
 
 
-def certifier(data, net):
-    """Θ ↦ whether the Hessian of the empirical risk at Θ is positive semidefinite (λ_min ≥ 0,
-    Lanczos): the second-order condition of a local minimum that GD cannot leave."""
+def certificate(settings, data, net, loss_scale):
+    """The certificate (M13) of a sweep trial (``gd.certificate``), its Lanczos runs on the trial's
+    own data; None when the settings have no ``certify_check_grad`` (no early stopping)."""
+    check_grad = getattr(settings, "certify_check_grad", None)
+    if check_grad is None:
+        return None
 
-    def certify(theta):
-        return hessian.smallest_eigenvalue(data["X"], data["y"], theta, net.a, net.b, net.activation) >= 0.0
+    def bottom(theta, start):
+        return hessian.bottom_eigenpair(
+            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-6
+        )
 
-    return certify
+    return MinimumCertificate(
+        bottom,
+        lr=settings.lr,
+        loss_scale=loss_scale,
+        check_grad=check_grad,
+        check_every=settings.certify_every,
+        safety=settings.certify_safety,
+        rho_tol=settings.certify_rho_tol,
+        rho_limit=min(settings.escape_rho, settings.success_rho),
+    )
 
 
 def population_risk_of(settings, data, net):
@@ -115,19 +130,17 @@ def population_risk_of(settings, data, net):
 
 def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
-    freeze/escape levels, loss scale, and (sweep cells with ``certify_grad_tol`` set) certified
-    early stopping at a local minimum."""
-    tol = getattr(settings, "certify_grad_tol", None)
+    freeze/escape levels, loss scale, and (sweep cells) certified early stopping at a local minimum
+    (:func:`certificate`)."""
+    scale = loss_scale(settings, data["y"])
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
         grid=gd.log_grid(settings.steps, settings.record_points),
         freeze_rho=settings.freeze_rho if freeze else None,
         escape_rho=settings.escape_rho,
-        loss_scale=loss_scale(settings, data["y"]),
-        certify=certifier(data, net) if tol is not None else None,
-        certify_tol=tol or 0.0,
-        certify_every=getattr(settings, "certify_every", 100),
+        loss_scale=scale,
+        certificate=certificate(settings, data, net, scale),
         test_risk=population_risk_of(settings, data, net),
     )
 

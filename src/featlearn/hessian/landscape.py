@@ -20,7 +20,6 @@ Unrestricted GD from the same initialisation is recorded at its grid steps and p
 """
 
 import numpy as np
-from scipy.sparse import linalg as sparse_linalg
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
@@ -41,14 +40,11 @@ def plane_risk(x, y, directions, alphas, betas, activation, a, b):
 
 
 def bottom_direction(prob, theta):
-    """(λ_min, v): the bottom eigenpair of the full Hessian of R̂ at Θ (Lanczos, matrix-free, from a
-    fixed start vector so that the result is the same in every run)."""
-    op = hessian.hessian_operator(
+    """(λ_min, v): the bottom eigenpair of the full Hessian of R̂ at Θ (``hessian.bottom_eigenpair``,
+    from its fixed start vector)."""
+    return hessian.bottom_eigenpair(
         prob.x64, prob.data["y"], theta, prob.net.a, prob.net.b, prob.net.activation
     )
-    start = np.full(op.shape[0], 1.0 / np.sqrt(op.shape[0]))  # fixed: ARPACK's default start is random
-    vals, vecs = sparse_linalg.eigsh(op, k=1, which="SA", tol=1e-8, v0=start)
-    return float(vals[0]), vecs[:, 0]
 
 
 def plane(theta_r, direction):

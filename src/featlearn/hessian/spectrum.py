@@ -54,9 +54,10 @@ def hessian_matrix(x, y, theta, a, b, activation):
 def hessian_operator(x, y, theta, a, b, activation):
     """Matrix-free H as a LinearOperator on vectors of length md (neuron-major)."""
     m, d = theta.shape
+    product = network.hessian_at(x, y, theta, a, b, activation)
 
     def matvec(v):
-        return network.hessian_vector_product(x, y, theta, a, b, activation, v.reshape(m, d)).ravel()
+        return product(v.reshape(m, d)).ravel()
 
     return LinearOperator((m * d, m * d), matvec=matvec, dtype=np.float64)
 
@@ -115,9 +116,20 @@ def spectrum(x, y, theta, a, b, activation, hard, k=3, dense_max=DENSE_MAX, tol=
     return spectrum_of(hmat, _lift(hard, m), k, tol)
 
 
+def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8):
+    """(λ_min, v) of the Hessian at Θ by Lanczos on the matrix-free operator (one HVP per
+    iteration), started from ``v0`` (a previous eigenvector: a warm start), else from the fixed
+    vector (1, …, 1)/√(md) so that the result is the same in every run (ARPACK's default start is
+    random)."""
+    op = hessian_operator(x, y, theta, a, b, activation)
+    start = np.full(op.shape[0], 1.0 / np.sqrt(op.shape[0])) if v0 is None else v0
+    vals, vecs = eigsh(op, k=1, which="SA", tol=tol, v0=start)
+    return float(vals[0]), vecs[:, 0]
+
+
 def smallest_eigenvalue(x, y, theta, a, b, activation, tol=1e-8):
-    """λ_min of the Hessian at Θ by Lanczos on the matrix-free operator (one HVP per iteration)."""
-    return float(_bottom(hessian_operator(x, y, theta, a, b, activation), 1, tol)[0][0])
+    """λ_min of the Hessian at Θ (:func:`bottom_eigenpair`)."""
+    return bottom_eigenpair(x, y, theta, a, b, activation, tol=tol)[0]
 
 
 def complement_eigenvalues(hmat, basis):

@@ -43,16 +43,29 @@ def gradient(x, y, theta, a, b, activation):
     return (e[:, None] * ds * c).T @ x / x.shape[0]
 
 
-def hessian_vector_product(x, y, theta, a, b, activation, v):
-    """∇²R̂(Θ)·V by (H) without forming the md×md matrix; V and the result have shape (m, d)."""
-    x = np.asarray(x, dtype=np.float64)
+def hessian_at(x, y, theta, a, b, activation):
+    """V ↦ ∇²R̂(Θ)·V by (H) at a fixed Θ, without forming the md×md matrix (V and the result have
+    shape (m, d)).  The per-sample factors c_jσ′(z_ij) and e_i c_jσ″(z_ij) are computed once, so each
+    product is two passes over X, U = XVᵀ and Xᵀ(coefficients), in X's own dtype (float32 X is not
+    copied to float64 for every product)."""
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / theta.shape[0]
     e = s @ c - y
-    u = x @ v.T  # u_ij = x_iᵀ v_j
-    gauss_newton = (u * ds * c).sum(axis=1)  # Σ_l c_l σ′(z_il) u_il
-    coeff = ds * c * gauss_newton[:, None] + e[:, None] * c * d2s * u
-    return coeff.T @ x / x.shape[0]
+    first = ds * c  # c_j σ′(z_ij)
+    second = e[:, None] * c * d2s  # e_i c_j σ″(z_ij)
+    n = x.shape[0]
+
+    def product(v):
+        u = x @ v.T.astype(x.dtype)  # u_ij = x_iᵀ v_j
+        coeff = first * (u * first).sum(axis=1)[:, None] + second * u
+        return np.asarray(coeff.T.astype(x.dtype) @ x, dtype=np.float64) / n
+
+    return product
+
+
+def hessian_vector_product(x, y, theta, a, b, activation, v):
+    """∇²R̂(Θ)·V by (H) (:func:`hessian_at` for one V)."""
+    return hessian_at(x, y, theta, a, b, activation)(v)
 
 
 def hessian_dense(x, y, theta, a, b, activation):

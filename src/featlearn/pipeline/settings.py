@@ -188,12 +188,21 @@ SweepSettings = compose(
     "SweepSettings",
     """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed; a trial
-    that has not escaped stops at a certified local minimum once ‖∇R̂‖ ≤ certify_grad_tol (None:
-    never), checked every ``certify_every`` steps.""",
+    that has not escaped stops at a certified local minimum (docs/model.md, eq. (M13): Hessian
+    checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least ``certify_every`` steps apart,
+    safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``).""",
     MODEL,
     DATA,
     RECORDING,
-    ("steps", "first_trial", "trials", "certify_grad_tol", "certify_every"),
+    (
+        "steps",
+        "first_trial",
+        "trials",
+        "certify_check_grad",
+        "certify_every",
+        "certify_safety",
+        "certify_rho_tol",
+    ),
 )
 
 DatasetSettings = compose(
@@ -369,6 +378,21 @@ def _keys(section, path, names):
     return {k: (_frozen(section[k]), f"{path}.{k}") for k in names}
 
 
+EARLY_STOP_FIELDS = {
+    "certify_check_grad": "check_grad",
+    "certify_every": "check_every",
+    "certify_safety": "safety",
+    "certify_rho_tol": "rho_tol",
+}
+"""The certificate's settings field ← its key under ``early_stop``."""
+
+
+def early_stop_fields(config):
+    """(value, origin) of each certificate field from the config's ``early_stop`` section."""
+    stop = config["early_stop"]
+    return {field: (stop[key], f"early_stop.{key}") for field, key in EARLY_STOP_FIELDS.items()}
+
+
 def sweep_blocks(config, name):
     """[(first trial, trials)] of the blocks of every cell of sweep ``name``: ``trial_block`` trials
     each, the last one the remainder."""
@@ -381,12 +405,7 @@ def sweep_settings(config, name, block=None):
     left out), or of the whole cell (all trials) without ``block``.  A full block's trials come from
     ``trial_block`` alone, so raising ``trials`` changes the params of the last, partial block only."""
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
-    stop = config["early_stop"]
-    fixed = {
-        "certify_grad_tol": (stop["grad_tol"], "early_stop.grad_tol"),
-        "certify_every": (stop["check_every"], "early_stop.check_every"),
-        "first_trial": (0, None),
-    }
+    fixed = {**early_stop_fields(config), "first_trial": (0, None)}
     if block is not None:
         blocks = sweep_blocks(config, name)
         first, trials = blocks[block]
@@ -513,9 +532,7 @@ def _convention(cls, config, name, activation, steps=None, steps_key=None, activ
     fixed["steps"] = (steps, steps_key)
     fixed["trials"] = (config["conventions"]["trials"], "conventions.trials")
     fixed["first_trial"] = (0, None)
-    stop = config["early_stop"]
-    fixed["certify_grad_tol"] = (stop["grad_tol"], "early_stop.grad_tol")
-    fixed["certify_every"] = (stop["check_every"], "early_stop.check_every")
+    fixed.update(early_stop_fields(config))
     return _build(cls, config, path, spec, "conventions", activation, fixed, activation_key)
 
 
