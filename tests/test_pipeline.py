@@ -59,6 +59,20 @@ def test_settings_merge_defaults_activation_tables_and_overrides():
     assert plateau.dtype == "float64" and plateau.lr == CONFIG["learning_rate"]["quad"]
 
 
+def test_the_step_budget_grows_with_d_above_budget_scale_d():
+    """steps·d/budget_scale_d above the reference d, the sweep's own budget at and below it (every
+    quick-run cell), with the key in the origin only where it acts."""
+    reference, steps = CONFIG["budget_scale_d"], CONFIG["steps"]["quad"]
+    at = settings.sweep_settings(CONFIG, "quad", 0, reference)
+    above = settings.sweep_settings(CONFIG, "quad", 0, 4 * reference)
+    odd = settings.sweep_settings(CONFIG, "quad", 0, reference + 1)
+    assert at.steps == steps and at.origin["steps"] == "steps.quad"
+    assert above.steps == 4 * steps and above.origin["steps"] == ("steps.quad", "budget_scale_d")
+    assert odd.steps == -(-steps * (reference + 1) // reference)  # rounded up
+    fixed = {**CONFIG, "budget_scale_d": None}
+    assert settings.sweep_settings(fixed, "quad", 0, 4 * reference).steps == steps
+
+
 def test_unsupported_options_name_their_config_key():
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["defaults"]["loss_normalisation"] = "variance"

@@ -331,7 +331,7 @@ KINDS = (
         "sweep_block",
         "sweeps/{sweep}/d{d}_delta{delta}/block{block}",
         _sweep_blocks,
-        lambda c, w: typed.sweep_settings(c, w.sweep, int(w.block)),
+        lambda c, w: typed.sweep_settings(c, w.sweep, int(w.block), int(w.d)),
         _sweep_cost,
         lambda w: f"sweeps.{w.sweep}",
         constraints=(_D, _DELTA, ("block", r"\d+")),
@@ -533,8 +533,9 @@ def compute_jobs(config):
     return [job(config, kind, cell) for kind in KINDS for cell in kind.cells(config)]
 
 
-CELL_COORDINATES = ("d", "delta", "n_paths")
-"""Wildcards that place a job inside its family: no settings builder reads them."""
+CELL_COORDINATES = ("delta", "n_paths")
+"""Wildcards that place a job inside its family: no settings builder reads them (d is read: a sweep's
+step budget grows with d, ``settings.sweep_budget``)."""
 
 
 def params_by_output(config):

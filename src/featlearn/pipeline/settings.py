@@ -19,6 +19,7 @@ import atexit
 import dataclasses
 import functools
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -400,10 +401,25 @@ def sweep_blocks(config, name):
     return [(first, min(size, total - first)) for first in range(0, total, size)]
 
 
-def sweep_settings(config, name, block=None):
-    """The settings of block ``block`` of every cell of sweep ``name`` (its d and δ lists and figure
-    left out), or of the whole cell (all trials) without ``block``.  A full block's trials come from
-    ``trial_block`` alone, so raising ``trials`` changes the params of the last, partial block only."""
+def sweep_budget(config, name, d):
+    """(steps, origin) of sweep ``name``'s trials at dimension ``d``: the sweep's step budget, grown
+    in proportion to d above ``budget_scale_d`` (steps·d/budget_scale_d, rounded up), since escapes
+    come later at larger d (the hard component starts at O(1/√d)); None where d does not exceed it
+    (the budget is the sweep's own, as at every d of the quick run)."""
+    reference = config["budget_scale_d"]
+    if reference is None or d <= reference:
+        return None
+    values, origin = _merged(
+        config, config["sweeps"][name].get("activation"), f"sweeps.{name}", config["sweeps"][name]
+    )
+    return math.ceil(values["steps"] * d / reference), (origin["steps"], "budget_scale_d")
+
+
+def sweep_settings(config, name, block=None, d=None):
+    """The settings of block ``block`` of every cell of sweep ``name`` at dimension ``d`` (its d and δ
+    lists and figure left out), or of the whole cell (all trials) without ``block``.  A full block's
+    trials come from ``trial_block`` alone, so raising ``trials`` changes the params of the last,
+    partial block only.  The step budget depends on d above ``budget_scale_d`` (:func:`sweep_budget`)."""
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
     fixed = {**early_stop_fields(config), "first_trial": (0, None)}
     if block is not None:
@@ -412,6 +428,9 @@ def sweep_settings(config, name, block=None):
         last = block == len(blocks) - 1  # its trials are the remainder: they read the sweep's trials
         fixed["first_trial"] = (first, "trial_block" if block else None)
         fixed["trials"] = (trials, (f"sweeps.{name}.trials", "trial_block") if last else "trial_block")
+    budget = sweep_budget(config, name, d) if d is not None else None
+    if budget is not None:
+        fixed["steps"] = budget
     return _build(SweepSettings, config, f"sweeps.{name}", spec, name, fixed=fixed)
 
 
