@@ -72,8 +72,12 @@ def test_a_saddle_is_never_certified():
 
 
 def test_no_certificate_near_the_success_level():
-    """ρ + ρ_tol ≥ ρ_limit: the outcome is not settled, so no check runs."""
+    """|ρ − ρ_success| ≤ ρ_tol: the outcome is not settled, so no check runs; an aligned minimum
+    (ρ well above the success level) is certified like a failed one."""
     gradient, bottom = _problem(np.ones(2), 0.0, np.array([1.0, 1.0]))
     theta = np.array([[1.0, 1.0]])  # ρ = 0.71, at the minimum
-    cert = MinimumCertificate(bottom, lr=0.5, rho_limit=0.5)
+    cert = MinimumCertificate(bottom, lr=0.5, rho_low=0.705, rho_high=0.705)
     assert not cert(0, theta, 0.0, _alignment(theta)) and cert.checks == 0
+    cert = MinimumCertificate(bottom, lr=0.5, check_every=1, rho_low=0.5, rho_high=0.5)
+    assert not cert(0, theta, 0.0, _alignment(theta))  # the first check has no Lipschitz estimate
+    assert cert(1, theta + 1e-9, 1e-9, _alignment(theta)) and cert.checks == 2

@@ -1,7 +1,8 @@
 """Certified early stopping of a GD trial at a local minimum (docs/model.md, eqs. (M11)–(M13)).
 
-A trial that has not escaped and sits near a strict local minimum of R̂ will not escape later: GD
-with a stable step converges into that minimum.  The certificate proves the minimum close
+A trial that sits near a strict local minimum of R̂ stays there: GD with a stable step converges
+into that minimum, so neither a failure (it will not escape later) nor a success (it will not lose
+its alignment) can change.  The certificate proves the minimum close
 enough, before GD has crawled all the way into it (the last stretch is linear convergence at the
 rate 1 − ηλ_min, hundreds to thousands of steps when λ_min is small).
 
@@ -55,7 +56,8 @@ class MinimumCertificate:
     check_every: int = 100
     safety: float = 4.0
     rho_tol: float = 0.01
-    rho_limit: float = 0.5
+    rho_low: float = 0.5
+    rho_high: float = 0.5
     checks: int = 0
     _next_check: int = 0
     _target: float = 0.0
@@ -65,7 +67,8 @@ class MinimumCertificate:
         """Whether the run at step ``t`` (weights Θ, ‖g‖, ρ) is certified by (M13); runs a Lanczos
         check only when one is due: at the scheduled step, or earlier once ‖g‖ has reached the
         bound the last check asked for (but never within ``check_every`` steps of it)."""
-        if grad_norm > self.check_grad or rho + self.rho_tol >= self.rho_limit:
+        settled = rho + self.rho_tol < self.rho_low or rho - self.rho_tol >= self.rho_high
+        if grad_norm > self.check_grad or not settled:
             return False
         early = self._last is not None and t >= self._last[3] + self.check_every and grad_norm <= self._target
         if t < self._next_check and not early:

@@ -89,9 +89,9 @@ class Schedule:
     ½-MSE on the trial's fresh test samples is recorded beside it as a check.
 
     Certified early stopping: with ``certificate`` (a ``gd.certificate.MinimumCertificate``), a
-    trial that has not escaped (ρ < escape_rho) stops with ``stop_reason = "certified_minimum"``
-    once the certificate proves a strict local minimum close enough that GD converges into it and
-    its ρ is within the certificate's tolerance (docs/model.md, eq. (M13)).
+    trial stops with ``stop_reason = "certified_minimum"`` once the certificate proves a strict
+    local minimum close enough that GD converges into it, with its ρ within the certificate's
+    tolerance and on one side of the success level (docs/model.md, eq. (M13)).
     """
 
     lr: float
@@ -141,7 +141,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         converged = grad_tol is not None and grad_norm <= grad_tol
         traj.converged = converged
         certificate = schedule.certificate
-        certified = certificate is not None and rho < escape_rho and certificate(t, theta, grad_norm, rho)
+        certified = certificate is not None and certificate(t, theta, grad_norm, rho)
         stop = (
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
         )

@@ -113,7 +113,8 @@ def certificate(settings, data, net, loss_scale):
         check_every=settings.certify_every,
         safety=settings.certify_safety,
         rho_tol=settings.certify_rho_tol,
-        rho_limit=min(settings.escape_rho, settings.success_rho),
+        rho_low=min(settings.escape_rho, settings.success_rho),
+        rho_high=settings.success_rho,
     )
 
 
