@@ -206,8 +206,10 @@ def test_finite_size_analysis_rows(tmp_path):
                 {"sweep": "x", "d": d, "delta": delta, "successes": k, "trials": n + 2, "diverged": 2}
             )
     rows.append({"sweep": "x", "d": 8000, "delta": 9.0, "successes": 0, "trials": 4, "diverged": 0})
+    rows.append({"sweep": "x", "d": 8000, "delta": 9.5, "successes": 0, "trials": 4, "censored": 3})
     out = fs.finite_size_analysis(rows, "relu", n_boot=20, seed=(9,))
     per_d = {r["d"]: r for r in out["per_d"]}
+    assert (per_d[8000]["censored"], per_d[8000]["censored_cells"], per_d[1000]["censored"]) == (3, 1, 0)
     assert per_d[8000]["status"] == "no successes" and np.isnan(per_d[8000]["delta50"])
     direct = fit_logistic(cells[1000].delta, cells[1000].successes, cells[1000].trials)
     assert per_d[1000]["delta50"] == direct.delta50 and per_d[1000]["width"] == direct.scale  # diverged out

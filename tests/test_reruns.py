@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from featlearn.pipeline import jobs
+from featlearn.pipeline import settings as typed
 from featlearn.pipeline.checks import _walk
 from featlearn.plan import load_config
 
@@ -240,3 +241,40 @@ def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_p
     print(f"{len(keys)} keys: {exact} exact, {len(rejected)} rejected edits")
     assert not mismatches, mismatches
     assert len(rejected) < len(keys) // 4, rejected
+
+
+SCALING = ROOT / "workflow" / "configs" / "scaling.yaml"
+
+
+def test_the_scaling_overlay_reuses_every_block_of_the_quick_run():
+    """Each block the quick run builds for the scaled sweeps keeps its output and its params under
+    ``scaling.yaml``, so only the new blocks run: trials 11–30 of each quick cell (blocks 1 and 2) and
+    every block of the new cells (d = 2000, 4000 and their delta_at grids)."""
+    quick_config = load_config([ROOT / "config.yaml"])
+    quick = jobs.params_by_output(quick_config)
+    scaled_config = load_config([ROOT / "config.yaml", SCALING])
+    scaled = jobs.params_by_output(scaled_config)
+    names = yaml.safe_load(SCALING.read_text())["sweeps"]
+    reused = [o for o in quick if o.startswith("results/sweeps/") and o.split("/")[2] in names]
+    assert reused and all(scaled[o][0] == quick[o][0] for o in reused)
+    new = scaled.keys() - quick.keys()
+    blocks = len(typed.sweep_blocks(scaled_config, "gelu"))
+    quick_cells = {o.rsplit("/", 1)[0] for o in reused}
+    scaled_cells = {o.rsplit("/", 1)[0] for o in new}
+    assert len(new) == len(quick_cells) * (blocks - 1) + len(scaled_cells - quick_cells) * blocks
+    assert all(o.startswith("results/sweeps/") for o in new)
+
+
+@pytest.mark.reruns
+def test_a_larger_config_reuses_the_built_blocks_by_job_count(tiny_tree, tmp_path):
+    """On a built tiny tree, an overlay that adds a dimension (with its own delta grid) to a sweep
+    schedules exactly the new cells' blocks: Snakemake's count of sweep_block jobs to run equals the
+    number of new cells, and no built block reruns."""
+    overlay = {"sweeps": {"gelu": {"d": [60, 80], "delta_at": {80: [8.0]}}}}
+    path = tmp_path / "larger.yaml"
+    path.write_text(yaml.safe_dump(overlay))
+    rows = summary_plan(tiny_tree, path)
+    scheduled = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan != "no update"}
+    built = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan == "no update"}
+    assert scheduled == {"results/sweeps/gelu/d80_delta8/block0.npz"}
+    assert len(built) == len(jobs.outputs(load_config([TINY]), "sweep_block"))

@@ -125,6 +125,10 @@ BAD_CONFIGS = {
         {"theory": {"models": {"quad": {"noise": 0.1}}}},
         "theory.models.quad.noise",
     ),
+    "delta_at a d the sweep does not run": (
+        {"sweeps": {"quad": {"delta_at": {2000: [4.0, 4.5]}}}},
+        "sweeps.quad.delta_at.2000",
+    ),
     "histogram delta not in the grid": (
         {"hessian": {"histogram": {"quad": [4.0, 15.0]}}},
         "hessian.histogram.quad.1",

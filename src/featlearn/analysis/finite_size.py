@@ -337,16 +337,19 @@ def choose_law(leave_outs):
 
 @dataclass
 class Cells:
-    """The cells of one d, sorted by δ: grid, successes and (non-diverged) trials per δ."""
+    """The cells of one d, sorted by δ: grid, successes and (non-diverged) trials per δ, and the
+    censored trials (failures stopped by the step budget, docs/model.md) among them."""
 
     delta: np.ndarray
     successes: np.ndarray
     trials: np.ndarray
+    censored: np.ndarray | None = None
 
 
 def group_cells(rows):
     """{d: Cells} from rows with keys d, delta, successes, trials (and optionally diverged, whose
-    trials are left out of the count, as in ``sweeps.threshold_rows``), sorted by d then δ."""
+    trials are left out of the count, as in ``sweeps.threshold_rows``, and censored), sorted by d
+    then δ."""
     out = {}
     for d in sorted({int(round(float(r["d"]))) for r in rows}):
         cells = sorted((r for r in rows if int(round(float(r["d"]))) == d), key=lambda r: float(r["delta"]))
@@ -355,6 +358,7 @@ def group_cells(rows):
             np.array([float(r["delta"]) for r in cells]),
             np.array([int(round(float(r["successes"]))) for r in cells]),
             np.array(trials),
+            np.array([int(round(float(r.get("censored", 0) or 0))) for r in cells]),
         )
     return out
 
@@ -549,7 +553,8 @@ def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.
     """Finite-size scaling of one model's cells (rows with d, delta, successes, trials[, diverged]).
 
     Returns a dict of row lists (for ``featlearn.io.results.write_csv``):
-      "per_d": d, δ₅₀, its error, width s(d), its error, status, number of δ points;
+      "per_d": d, δ₅₀, its error, width s(d), its error, status, number of δ points, the censored
+        trials among the cells of that d and the cells that have any (a fit counts them as failures);
       "curves": each fitted law and its standard error (F4a) on a grid of d (``law_curves``);
       "laws": per law (F1)–(F4): δ∞ ± s.e., bootstrap CI (F3), c, ν, χ², dof, status, leave-out
         prediction/measurement/z (F4), chosen (exactly one True unless no law fits the reduced set);
@@ -568,6 +573,8 @@ def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.
             "width_err": f.scale_err,
             "status": f.status,
             "n_delta": int(cells[d].delta.size),
+            "censored": int(cells[d].censored.sum()),
+            "censored_cells": int(np.count_nonzero(cells[d].censored)),
         }
         for d, f in sorted(fits.items())
     ]

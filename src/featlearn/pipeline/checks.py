@@ -79,6 +79,10 @@ def sweep_references(config):
         raise ConfigError("easy_hard.sweep", f"its link {link!r} has a single direction")
     if LINKS[config["spectral"]["link"]].k != 1:
         raise ConfigError("spectral.link", "the spectral method needs a single-index link")
+    for name, spec in sweeps.items():
+        for d in spec.get("delta_at", {}):
+            if d not in spec["d"]:
+                raise ConfigError(f"sweeps.{name}.delta_at.{d}", f"{d} is not in sweeps.{name}.d")
 
 
 def landscape_reference(config):

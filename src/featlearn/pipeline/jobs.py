@@ -98,7 +98,7 @@ def _sweep_blocks(config):
         {"sweep": name, "d": str(d), "delta": fmt(dl), "block": str(b)}
         for name, spec in config["sweeps"].items()
         for d in spec["d"]
-        for dl in spec["delta"]
+        for dl in typed.sweep_deltas(config, name, d)
         for b in range(len(typed.sweep_blocks(config, name)))
     ]
 

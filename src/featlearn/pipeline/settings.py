@@ -401,6 +401,12 @@ def sweep_blocks(config, name):
     return [(first, min(size, total - first)) for first in range(0, total, size)]
 
 
+def sweep_deltas(config, name, d):
+    """The δ grid of sweep ``name`` at dimension ``d``: its ``delta_at`` entry for d, else ``delta``."""
+    spec = config["sweeps"][name]
+    return spec.get("delta_at", {}).get(d, spec["delta"])
+
+
 def sweep_budget(config, name, d):
     """(steps, origin) of sweep ``name``'s trials at dimension ``d``: the sweep's step budget, grown
     in proportion to d above ``budget_scale_d`` (steps·d/budget_scale_d, rounded up), since escapes
@@ -420,7 +426,8 @@ def sweep_settings(config, name, block=None, d=None):
     lists and figure left out), or of the whole cell (all trials) without ``block``.  A full block's
     trials come from ``trial_block`` alone, so raising ``trials`` changes the params of the last,
     partial block only.  The step budget depends on d above ``budget_scale_d`` (:func:`sweep_budget`)."""
-    spec = {k: v for k, v in config["sweeps"][name].items() if k not in ("d", "delta", "figure", "paper")}
+    grid = ("d", "delta", "delta_at", "figure", "paper")
+    spec = {k: v for k, v in config["sweeps"][name].items() if k not in grid}
     fixed = {**early_stop_fields(config), "first_trial": (0, None)}
     if block is not None:
         blocks = sweep_blocks(config, name)
