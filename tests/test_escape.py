@@ -169,3 +169,22 @@ def test_a_planted_run_reports_where_it_ends():
     assert grad == pytest.approx(expected, rel=1e-10)
     dense = network.hessian_dense(x, y, ends[-1], net.a, net.b, net.activation)
     assert lam == pytest.approx(np.linalg.eigvalsh(dense)[0], abs=1e-7)
+
+
+def test_linear_stage_cell_averages_v_over_replicas_with_their_error():
+    """The cell's V(t) is the mean of the replicas' (V), each from its own paths, and its standard
+    error is their spread/√R (recomputed here from independent solves with the same identities)."""
+    config = yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text())
+    config["theory"]["replicas"] = 3
+    s = settings.escape_settings(config, "gelu_bump", "linear")
+    cell = escape_runs.linear_stage_cell(s, 6.0, log=lambda *a: None)
+    identity = (s.seed, "escape", s.experiment, s.activation, s.link, 6.0, int(s.n_paths))
+    var = np.array(
+        [
+            np.diag(escape.covariance(dmft.solve_for(s, 6.0, s.dmft_steps, s.n_paths, (*identity, r)), s.r0))
+            for r in range(3)
+        ]
+    )
+    np.testing.assert_allclose(np.diag(cell["theory_cov"]), var.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(cell["theory_var_se"], var.std(axis=0, ddof=1) / np.sqrt(3), rtol=1e-9)
+    assert np.all(cell["theory_var_se"][1:] > 0)

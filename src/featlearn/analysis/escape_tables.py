@@ -56,9 +56,10 @@ def referee_trial_rows(model, cell, steps):
 
 
 def linear_stage_rows(model, cell, steps):
-    """Rows at the GD steps ``steps``: V(t) from the process, Var(u^t) over the unrestricted
-    trials and over their linearisations, their ratio, the median overlap (theory, simulation),
-    the referee's median error and whether t is within the linear horizon."""
+    """Rows at the GD steps ``steps``: V(t) from the process with its Monte-Carlo standard error
+    (over the DMFT's path replicas), Var(u^t) over the unrestricted trials and over their
+    linearisations, their ratio, the median overlap (theory, simulation), the referee's median
+    error and whether t is within the linear horizon."""
     d = int(cell["d"])
     variance = np.diag(cell["theory_cov"])
     rho_theory = median_overlap(cell["theory_cov"], cell["theory_norm2"], d)
@@ -76,6 +77,7 @@ def linear_stage_rows(model, cell, steps):
                 "trials": int(cell["unrestricted"].shape[0]),
                 "t": int(t),
                 "var_theory": float(variance[t]),
+                "var_theory_se": float(cell["theory_var_se"][t]),
                 "var_simulated": simulated,
                 "var_linearised": float(np.var(cell["linear"][:, t], ddof=1)),
                 "var_ratio": float(variance[t] / simulated),

@@ -16,6 +16,7 @@ from featlearn.hessian.plateau import hard_directions
 from featlearn.hessian.spectrum import smallest_eigenvalue
 from featlearn.model import network
 from featlearn.theory import dmft, linearisation
+from featlearn.theory.delta_nn import replica_mean
 from featlearn.theory.escape import covariance, finite_d_overlap
 
 
@@ -23,16 +24,23 @@ def linear_stage_cell(settings, delta, log=print):
     """Simulation and theory of the hard coordinate for one (model, δ): ``settings.trials``
     unrestricted runs with their exact linearisation (``linearisation``) over ``settings.steps``,
     and the covariance (V) of the process from the DMFT with ``settings.n_paths`` paths over
-    ``settings.dmft_steps`` (NaN beyond)."""
+    ``settings.dmft_steps`` (NaN beyond), averaged over ``settings.replicas`` independent path sets
+    (replica r from the identity (…, N, r)), with the standard error of its diagonal V(t)
+    (``theory_var_se``, ``delta_nn.replica_mean``)."""
     s = settings
     identity = (s.seed, "escape", s.experiment, s.activation, s.link, float(delta), int(s.n_paths))
-    res = dmft.solve_for(s, delta, s.dmft_steps, s.n_paths, identity)
-    log(f"DMFT at N={s.n_paths}, T={s.dmft_steps} done")
-    cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
     size = s.dmft_steps + 1
+    covs, norms = np.empty((s.replicas, size, size)), np.empty((s.replicas, size))
+    for r in range(s.replicas):
+        res = dmft.solve_for(s, delta, s.dmft_steps, s.n_paths, (*identity, r))
+        covs[r], norms[r] = covariance(res, s.r0), res.norm2
+        log(f"DMFT replica {r + 1}/{s.replicas} at N={s.n_paths}, T={s.dmft_steps} done")
+    cell = linearisation.hard_coordinate_cell(s, s.d, delta, s.trials, s.steps, log)
     cov, norm2 = np.full((s.steps + 1, s.steps + 1), np.nan), np.full(s.steps + 1, np.nan)
-    cov[:size, :size], norm2[:size] = covariance(res, s.r0), res.norm2
-    return {**cell, "theory_cov": cov, "theory_norm2": norm2}
+    var_se = np.full(s.steps + 1, np.nan)
+    cov[:size, :size], norm2[:size] = covs.mean(axis=0), norms.mean(axis=0)
+    var_se[:size] = replica_mean(np.diagonal(covs, axis1=1, axis2=2))[1]
+    return {**cell, "theory_cov": cov, "theory_norm2": norm2, "theory_var_se": var_se}
 
 
 def planted_run(settings, delta, seed, m0):

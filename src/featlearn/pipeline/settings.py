@@ -275,9 +275,10 @@ EscapeLinearSettings = compose(
     """The linear stage of the escape (docs/escape.md) for a theory model: ``trials`` unrestricted GD
     runs at dimension d over ``steps`` steps with their exact linearisation, and the hard-coordinate
     process from the DMFT with ``n_paths`` paths over its first ``dmft_steps`` steps (the DMFT's
-    O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each, go on to ``steps``).""",
+    O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each, go on to ``steps``),
+    solved ``replicas`` times with independent paths for the Monte-Carlo error of V(t).""",
     *_ESCAPE,
-    ("dmft_steps",),
+    ("dmft_steps", "replicas"),
     without=_FIXED_BY_RESTRICTED,
     supported={**RESTRICTED_GD, "m": (1,)},
 )
@@ -506,6 +507,7 @@ def escape_settings(config, model, kind):
             else "escape.horizon"
         )
         fixed["dmft_steps"] = (min(spec["horizon"], spec.get("dmft_horizon", spec["horizon"])), key)
+        fixed["replicas"] = (config["theory"]["replicas"], "theory.replicas")
     cls = EscapeLinearSettings if kind == "linear" else EscapeSignalSettings
     return _theory(cls, config, model, f"escape_{model}", fixed)
 
