@@ -102,7 +102,7 @@ def certificate(settings, data, net, loss_scale):
 
     def bottom(theta, start):
         return hessian.bottom_eigenpair(
-            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-6
+            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-4
         )
 
     return MinimumCertificate(
@@ -115,6 +115,7 @@ def certificate(settings, data, net, loss_scale):
         rho_tol=settings.certify_rho_tol,
         rho_low=min(settings.escape_rho, settings.success_rho),
         rho_high=settings.success_rho,
+        grad_floor=settings.certify_grad_floor,
     )
 
 

@@ -191,7 +191,8 @@ SweepSettings = compose(
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed; a trial
     that has not escaped stops at a certified local minimum (docs/model.md, eq. (M13): Hessian
     checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least ``certify_every`` steps apart,
-    safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``).""",
+    safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``; (M14): a positive
+    definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
     MODEL,
     DATA,
     RECORDING,
@@ -203,6 +204,7 @@ SweepSettings = compose(
         "certify_every",
         "certify_safety",
         "certify_rho_tol",
+        "certify_grad_floor",
     ),
 )
 
@@ -385,6 +387,7 @@ EARLY_STOP_FIELDS = {
     "certify_every": "check_every",
     "certify_safety": "safety",
     "certify_rho_tol": "rho_tol",
+    "certify_grad_floor": "grad_floor",
 }
 """The certificate's settings field ← its key under ``early_stop``."""
 
