@@ -2,8 +2,10 @@
 
 Every activation is one branch of :func:`activation`, a numba scalar function returning the triple
 (σ(z), σ′(z), σ″(z)); the GD and Hessian kernels call it with an integer code, so one compiled
-kernel (cached on disk) serves every activation.  To add an activation: add a branch below and a
-name → code entry in ``ACTIVATIONS``.
+kernel (cached on disk) serves every activation.  The kernel and the name → code map
+``ACTIVATIONS`` are generated code (``_activation_kernel.py``): each activation is a sympy
+expression in ``featlearn.model.catalogue.BUILT_IN``, differentiated symbolically.  To add an
+activation: add its expression there and run ``python -m featlearn.model.catalogue``.
 
 Closed forms (φ, Φ the standard normal density and distribution function):
 
@@ -15,40 +17,10 @@ Closed forms (φ, Φ the standard normal density and distribution function):
 * ``he2``   σ = z² − 1,       σ′ = 2z,             σ″ = 2              (second Hermite polynomial)
 """
 
-import math
-
 import numpy as np
 from numba import njit
 
-ACTIVATIONS = {"gelu": 0, "quad": 1, "relu": 2, "tanh": 3, "erf": 4, "he2": 5}
-
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-@njit(cache=True)
-def activation(code, z):
-    """Return (σ(z), σ′(z), σ″(z)) for the activation with integer ``code``."""
-    if code == 0:
-        phi = _INV_SQRT_2PI * math.exp(-0.5 * z * z)
-        cdf = 0.5 * (1.0 + math.erf(z * _INV_SQRT_2))
-        return z * cdf, cdf + z * phi, phi * (2.0 - z * z)
-    if code == 1:
-        return z * z, 2.0 * z, 2.0
-    if code == 2:
-        if z > 0.0:
-            return z, 1.0, 0.0
-        return 0.0, 0.0, 0.0
-    if code == 3:
-        t = math.tanh(z)
-        return t, 1.0 - t * t, -2.0 * t * (1.0 - t * t)
-    if code == 4:
-        ds = _TWO_OVER_SQRT_PI * math.exp(-z * z)
-        return math.erf(z), ds, -2.0 * z * ds
-    if code == 5:
-        return z * z - 1.0, 2.0 * z, 2.0
-    return math.nan, math.nan, math.nan
+from featlearn.model._activation_kernel import ACTIVATIONS, activation
 
 
 @njit(cache=True)

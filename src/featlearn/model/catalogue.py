@@ -1,0 +1,284 @@
+"""The activation catalogue: every activation σ is a sympy expression in z (docs/model.md, eq. (M2)).
+
+σ′ and σ″ come from symbolic differentiation.  Kinks are differentiated piecewise: ``Abs``, ``Max``
+and ``Min`` are first rewritten as ``Piecewise``, whose derivative is the ``Piecewise`` of the
+derivatives of its pieces, so the derivatives hold almost everywhere (relu: σ′ = 1[z > 0], σ″ = 0,
+with the value of the z ≤ 0 piece at the kink).  A derivative that still contains ``DiracDelta``
+or an unevaluated ``Derivative``/``Subs`` makes the expression an error.
+
+:func:`kernel_source` prints a catalogue as the source of a numba module whose ``activation(code,
+z)`` returns (σ(z), σ′(z), σ″(z)), one ``if code == k:`` branch per entry (common subexpressions of
+the triple shared by ``sympy.cse``, constants folded to float literals).  The built-in catalogue
+``BUILT_IN`` is checked in as ``_activation_kernel.py``; ``python -m featlearn.model.catalogue``
+regenerates it.
+"""
+
+import ast
+import math
+import tokenize
+from io import StringIO
+from itertools import pairwise
+from pathlib import Path
+
+import sympy
+from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr, rationalize
+from sympy.printing.pycode import PythonCodePrinter
+
+z = sympy.Symbol("z", real=True)
+
+BUILT_IN = {
+    "gelu": "z*Phi(z)",
+    "quad": "z**2",
+    "relu": "Piecewise((z, z > 0), (0, True))",
+    "tanh": "tanh(z)",
+    "erf": "erf(z)",
+    "he2": "z**2 - 1",
+}
+
+NAMESPACE = {
+    "z": z,
+    "exp": sympy.exp,
+    "log": sympy.log,
+    "sqrt": sympy.sqrt,
+    "pi": sympy.pi,
+    "tanh": sympy.tanh,
+    "erf": sympy.erf,
+    "Phi": lambda x: (1 + sympy.erf(x / sympy.sqrt(2))) / 2,
+    "phi": lambda x: sympy.exp(-(x**2) / 2) / sympy.sqrt(2 * sympy.pi),
+    "Abs": sympy.Abs,
+    "Max": sympy.Max,
+    "Min": sympy.Min,
+    "Piecewise": sympy.Piecewise,
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "atan": sympy.atan,
+    "True": True,
+}
+"""Names an expression may use: z, the functions above, Φ and φ the standard normal distribution
+function and density."""
+
+_PARSER_GLOBALS = {
+    "Integer": sympy.Integer,
+    "Float": sympy.Float,
+    "Rational": sympy.Rational,
+    "I": sympy.I,
+    "__builtins__": {},
+}
+_KINKS = (sympy.Abs, sympy.Max, sympy.Min)
+_NOT_TWICE_DIFFERENTIABLE = (sympy.DiracDelta, sympy.Derivative, sympy.Subs)
+_SAMPLES = (*(0.3 * i for i in range(-20, 21)), -10.0, -1e-6, 1e-6, 10.0)
+_LABELS = ("σ", "σ′", "σ″")
+_LINE_LENGTH = 110  # [tool.ruff] line-length
+
+
+class ExpressionError(ValueError):
+    """An activation expression that cannot be used: its message is one line naming the problem."""
+
+
+def _check_names(text):
+    """Reject any name outside ``NAMESPACE`` before sympy evaluates the string."""
+    try:
+        tokens = list(tokenize.generate_tokens(StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError) as err:
+        raise ExpressionError(f"cannot parse {text!r}: {err.args[0]}") from None
+    for token, following in pairwise(tokens):
+        if token.type == tokenize.NAME and token.string not in NAMESPACE:
+            kind = "function" if following.string == "(" else "symbol"
+            raise ExpressionError(
+                f"unknown {kind} {token.string!r} in {text!r}; known: {', '.join(sorted(NAMESPACE))}"
+            )
+
+
+def _check_finite(text, triple):
+    """σ, σ′, σ″ are finite real numbers at every sample point z ∈ ``_SAMPLES``."""
+    for label, expr in zip(_LABELS, triple, strict=True):
+        function = sympy.lambdify(z, expr, modules="math")
+        for point in _SAMPLES:
+            try:
+                value = function(point)
+                finite = isinstance(value, int | float) and math.isfinite(value)
+            except (ArithmeticError, ValueError) as err:
+                value, finite = err, False
+            if not finite:
+                raise ExpressionError(
+                    f"{text!r}: {label} is not a finite real number at z = {point:g} ({value})"
+                )
+
+
+def parse(text):
+    """The sympy expression of the activation ``text`` (a Python expression in z; ``^`` is a power).
+
+    Raises ``ExpressionError`` for a syntax error, a name outside ``NAMESPACE``, a result that is
+    not an expression, a σ, σ′ or σ″ that is not a finite real number at a sample point of
+    [−6, 6] (41 points, plus ±1e−6 and ±10), or a σ that is not twice differentiable.
+    """
+    _check_names(text)
+    try:
+        expr = parse_expr(
+            text, dict(NAMESPACE), (auto_number, rationalize, convert_xor), global_dict=dict(_PARSER_GLOBALS)
+        )
+    except (SyntaxError, TypeError, ValueError) as err:
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ExpressionError(f"cannot parse {text!r}: {message}") from None
+    if not isinstance(expr, sympy.Expr):
+        raise ExpressionError(f"{text!r} is not an expression in z")
+    _check_finite(text, derivatives(expr))
+    return expr
+
+
+def derivatives(expr):
+    """(σ, σ′, σ″) of ``expr`` in z, with ``Abs``/``Max``/``Min`` rewritten as ``Piecewise`` and
+    ``Piecewise`` differentiated piece by piece (the derivatives hold almost everywhere).
+
+    Raises ``ExpressionError`` if σ′ or σ″ contains ``DiracDelta`` or an unevaluated derivative.
+    """
+    s = expr.rewrite(_KINKS, sympy.Piecewise)
+    ds = s.diff(z)
+    d2s = ds.diff(z)
+    for label, derivative in zip(_LABELS[1:], (ds, d2s), strict=True):
+        if found := derivative.atoms(*_NOT_TWICE_DIFFERENTIABLE):
+            raise ExpressionError(
+                f"{expr} is not twice differentiable: {label} contains {', '.join(sorted(map(str, found)))}"
+            )
+    return s, ds, d2s
+
+
+class _KernelPrinter(PythonCodePrinter):
+    """sympy's ``math``-module printer with float literals and a NaN default for ``Piecewise``."""
+
+    def __init__(self):
+        super().__init__({"fully_qualified_modules": True})
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+    def _print_Piecewise(self, expr):
+        if expr.args[-1].cond != sympy.true:
+            expr = sympy.Piecewise(*expr.args, (sympy.nan, True))
+        return super()._print_Piecewise(expr)
+
+
+_PARENTHESES = "__parentheses__"
+
+
+def _is_power(node):
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+
+
+def _is_simple(node):
+    """A power operand that ``ruff format`` hugs: a name, a number or an attribute chain."""
+    if isinstance(node, ast.Attribute):
+        return _is_simple(node.value)
+    return isinstance(node, ast.Name | ast.Constant)
+
+
+def _parenthesised(node):
+    return ast.Call(ast.Name(_PARENTHESES), [node], [])
+
+
+class _RuffPowers(ast.NodeTransformer):
+    """Write powers as ``ruff format`` does: ``z**2`` without spaces when both operands are simple,
+    ``(1.0 + x0) ** 2`` otherwise, and a power under a unary operator or as the base of a power in
+    parentheses: ``-(z**2)``."""
+
+    def visit_BinOp(self, node):
+        hug = _is_power(node) and _is_simple(node.left) and _is_simple(node.right)
+        wrap_base = _is_power(node) and _is_power(node.left)
+        self.generic_visit(node)
+        if wrap_base:
+            node.left = _parenthesised(node.left)
+        if hug:
+            return ast.Name(f"{ast.unparse(node.left)}**{ast.unparse(node.right)}")
+        return node
+
+    def visit_UnaryOp(self, node):
+        wrap = _is_power(node.operand)
+        self.generic_visit(node)
+        if wrap:
+            node.operand = _parenthesised(node.operand)
+        return node
+
+
+def _python(expr):
+    """Python source of ``expr`` in the layout of ``ruff format`` (``ast.unparse`` spacing and
+    parentheses, powers as in :class:`_RuffPowers`)."""
+    tree = _RuffPowers().visit(ast.parse(_KernelPrinter().doprint(expr), mode="eval"))
+    return ast.unparse(tree).replace(f"{_PARENTHESES}(", "(")
+
+
+def _element(expr):
+    """A return-tuple element: a conditional expression is parenthesised for readability."""
+    source = _python(expr)
+    return f"({source})" if isinstance(expr, sympy.Piecewise) else source
+
+
+def _branch(code, name, entry, temporaries):
+    """The ``if code == k:`` branch of one entry: shared subexpressions, then the triple."""
+    expr = parse(entry) if isinstance(entry, str) else entry
+    triple = [sympy.nfloat(part, n=20, exponent=False) for part in derivatives(expr)]
+    shared, reduced = sympy.cse(triple, symbols=temporaries)
+    lines = [f"    if code == {code}:  # {name}: {' '.join(str(entry).split())}"]
+    lines += [f"        {symbol} = {_python(value)}" for symbol, value in shared]
+    return lines + _return_lines([_element(part) for part in reduced])
+
+
+def _return_lines(elements):
+    """``return σ, σ′, σ″`` on one line, or one element per line where that is too long."""
+    line = f"        return {', '.join(elements)}"
+    if len(line) <= _LINE_LENGTH:
+        return [line]
+    return ["        return (", *(f"            {element}," for element in elements), "        )"]
+
+
+BUILT_IN_HEADER = (
+    "# Generated by featlearn.model.catalogue.kernel_source from BUILT_IN; do not edit.\n"
+    "# `python -m featlearn.model.catalogue` regenerates it.\n"
+)
+
+
+_MODULE = '''{header}"""Activation kernel: (σ, σ′, σ″) of each catalogue entry, one branch per code."""
+
+import math
+
+from numba import njit
+
+ACTIVATIONS = {{
+{codes}
+}}
+
+
+@njit(cache=True)
+def activation(code, z):
+    """Return (σ(z), σ′(z), σ″(z)) for the activation with integer ``code``."""
+{branches}
+    return math.nan, math.nan, math.nan
+'''
+
+
+def kernel_source(entries, header=BUILT_IN_HEADER):
+    """Source of a module defining ``ACTIVATIONS`` (name → code, in the order of ``entries``) and
+    the numba function ``activation(code, z)`` → (σ(z), σ′(z), σ″(z)), (nan, nan, nan) for an
+    unknown code.
+
+    ``entries`` maps names to expression strings (checked by :func:`parse`) or sympy expressions in
+    ``z``; ``header`` is the comment on top.  The source is laid out as ``ruff format`` writes it
+    except that only the ``return`` lines are wrapped at the line length; the built-in module is
+    therefore unchanged by ``ruff format``.
+    """
+    temporaries = sympy.numbered_symbols("x")
+    branches = [
+        line
+        for code, (name, entry) in enumerate(entries.items())
+        for line in _branch(code, name, entry, temporaries)
+    ]
+    return _MODULE.format(
+        header=header,
+        codes="\n".join(f'    "{name}": {code},' for code, name in enumerate(entries)),
+        branches="\n".join(branches),
+    )
+
+
+if __name__ == "__main__":
+    Path(__file__).with_name("_activation_kernel.py").write_text(kernel_source(BUILT_IN))
