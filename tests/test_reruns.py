@@ -270,10 +270,12 @@ def test_a_larger_config_reuses_the_built_blocks_by_job_count(tiny_tree, tmp_pat
     """On a built tiny tree, an overlay that adds a dimension (with its own delta grid) to a sweep
     schedules exactly the new cells' blocks: Snakemake's count of sweep_block jobs to run equals the
     number of new cells, and no built block reruns."""
-    overlay = {"sweeps": {"gelu": {"d": [60, 80], "delta_at": {80: [8.0]}}}}
+    config = yaml.safe_load(TINY.read_text())
+    config["sweeps"]["gelu"] |= {"d": [60, 80], "delta_at": {80: [8.0]}}
     path = tmp_path / "larger.yaml"
-    path.write_text(yaml.safe_dump(overlay))
+    path.write_text(yaml.safe_dump(config))
     rows = summary_plan(tiny_tree, path)
+    assert rows is not None, "the larger config was rejected"
     scheduled = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan != "no update"}
     built = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan == "no update"}
     assert scheduled == {"results/sweeps/gelu/d80_delta8/block0.npz"}

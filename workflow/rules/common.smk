@@ -257,7 +257,7 @@ def claims_inputs(w):
     cells, the easy/hard learning steps and the first long run."""
     r = claim_roles()
     tables = ["thresholds.csv", "delta_alg.csv", "theory_thresholds.csv", "dmft_vs_simulation.csv"]
-    tables.append("finite_size_scaling.csv")
+    tables += ["finite_size_scaling.csv", "finite_size_points.csv"]
     tables += [f"hessian_{act}.csv" for act in r["hessian"]]
     tables += [f"{r['gelu']}_cells.csv", f"{config['easy_hard']['stem']}_learning_steps.csv"]
     return {

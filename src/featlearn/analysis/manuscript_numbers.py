@@ -105,7 +105,8 @@ def results_index(tables):
 
 def finite_size_rows(rows):
     """Per model of finite_size_scaling.csv (docs/finite_size.md): every law's δ∞ with its bootstrap
-    interval, the usable d, which law the leave-out chose, and δ_NN(∞) where the model has one."""
+    interval, the usable d, its prediction of the largest d from the others against the
+    measurement (the leave-out), which law that chose, and δ_NN(∞) where the model has one."""
     out = []
     for r in rows:
         interval = f"[{fmt(r['delta_inf_low'])}, {fmt(r['delta_inf_high'])}]"
@@ -116,11 +117,28 @@ def finite_size_rows(rows):
                 "points": str(int(r["n_points"])),
                 "delta_inf": fmt(r["delta_inf"]),
                 "interval": interval,
+                "leave_out": f"{pm(r['loo_predicted'], r['loo_predicted_err'])} vs "
+                f"{pm(r['loo_measured'], r['loo_measured_err'])}",
+                "d_left_out": fmt(r["d_left_out"]),
                 "chosen": "yes" if r["chosen"] is True else "",
                 "delta_nn": fmt(r["delta_nn_long_time"]),
             }
         )
     return out
+
+
+def finite_size_point_rows(rows):
+    """Per model and d of finite_size_points.csv: δ₅₀(d) ± its error and the censored trials among
+    the cells of that d (failures stopped by the step budget; a fit counts them as failures)."""
+    return [
+        {
+            "model": r["model"],
+            "d": str(int(r["d"])),
+            "delta50": pm(r["delta50"], r["delta50_err"]),
+            "censored": str(int(r["censored"])),
+        }
+        for r in rows
+    ]
 
 
 def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
@@ -137,6 +155,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper)
         "theory": theory_rows(tables["theory_thresholds.csv"]),
         "prediction": prediction_rows(tables["delta50_prediction.csv"]),
         "finite_size": finite_size_rows(tables["finite_size_scaling.csv"]),
+        "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),
         "grokking": {
