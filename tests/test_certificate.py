@@ -72,12 +72,14 @@ def test_a_saddle_is_never_certified():
 
 
 def test_no_certificate_near_the_success_level_and_one_for_an_aligned_minimum():
-    """|ρ − ρ_success| ≤ ρ_tol: the outcome is not settled, so nothing runs; a minimum aligned well
-    above the success level (a success below the freezing level) is certified like a failed one."""
+    """Between the two levels nothing but the floor certifies; a minimum aligned well above the
+    success level (a success below the freezing level) is certified like a failed one."""
     gradient, bottom = _problem(np.ones(2), 0.0, np.array([1.0, 1.0]))
     theta = np.array([[1.0, 1.0]])  # ρ = 0.71, at the minimum
-    cert = MinimumCertificate(bottom, lr=0.5, rho_low=0.705, rho_high=0.705)
-    assert not cert(0, theta, 0.0, _alignment(theta)) and cert.checks == 0
+    cert = MinimumCertificate(bottom, lr=0.5, rho_low=0.7, rho_high=0.72)
+    assert cert._tolerance(_alignment(theta)) == 0.0
+    assert not cert(0, theta, 1e-9, _alignment(theta)) and cert.checks == 0
+    assert cert._tolerance(0.695) == pytest.approx(0.0025) and cert._tolerance(0.3) == cert.rho_tol
     rng = np.random.default_rng(5)
     c = 0.05 * rng.standard_normal(20)
     c[0] = 1.0  # ρ ≈ 0.99 at the minimum

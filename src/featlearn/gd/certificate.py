@@ -25,14 +25,16 @@ towards Θ* in that ball) converges to it without leaving the ball.  The alignme
 
 ρ_low the lower of the escape and success levels and ρ_high the success level: the outcome (a
 failure, or a success that sits in an aligned minimum below the freezing level) is then settled
-and the recorded final ρ is within ρ_tol of the minimum's.  Where λ is tiny (a nearly flat
+and the recorded final ρ is within ρ_tol of the minimum's.  Within ρ_tol of a level the tolerance
+shrinks to half the distance to it, so the minimum stays on ρ's side.  Where λ is tiny (a nearly flat
 minimum) the radius r is large and (M13) comes late or never; there the practical second-order
 test also stops the run:
 
     ‖g‖ ≤ ``grad_floor``   and   λ > 0                                                         (M14)
 
 (a positive definite Hessian at a point whose gradient is below the floor, 10⁻⁶ in the sweeps:
-the stopping rule the sweeps used before (M13), never later than it).
+the stopping rule the sweeps used before (M13), never later than it; it applies at any ρ, as that
+rule did).
 
 Cost.  A Lanczos run costs about as much as a hundred GD steps, so the certificate runs one only
 when it expects to succeed.  Near a minimum GD is a power iteration of I − ηH on the gradient, so
@@ -81,17 +83,28 @@ class MinimumCertificate:
     def __call__(self, t, theta, grad_norm, rho):
         """Whether the run at step ``t`` (weights Θ, ‖g‖, ρ) is certified; runs a Lanczos check only
         when (M13) is expected to hold or the floor of (M14) is reached."""
-        settled = rho + self.rho_tol < self.rho_low or rho - self.rho_tol >= self.rho_high
-        if grad_norm > self.check_grad or not settled:
+        if grad_norm > self.check_grad:
             self._window = None  # the decay is measured only over an uninterrupted stretch
             return False
         self._observe(t, theta, grad_norm)
         if self._lanczos is not None and t < self._lanczos[0] + self.check_every:
             return False
+        tol = self._tolerance(rho)
         floor = self.grad_floor > 0 and grad_norm <= self.grad_floor
-        if not floor and not self._expected(theta, grad_norm):
+        if not floor and not self._expected(theta, grad_norm, tol):
             return False
-        return self._check(t, theta, grad_norm, floor)
+        return self._check(t, theta, grad_norm, floor, tol)
+
+    def _tolerance(self, rho):
+        """The change of ρ (M13) may certify: ρ_tol, or less where ρ is within ρ_tol of a level
+        (half the distance, so the minimum stays on ρ's side); 0 between the two levels."""
+        if rho < self.rho_low:
+            margin = self.rho_low - rho
+        elif rho >= self.rho_high:
+            margin = rho - self.rho_high
+        else:
+            return 0.0
+        return min(self.rho_tol, 0.5 * margin)
 
     def _observe(self, t, theta, grad_norm):
         """Close a window of ``check_every`` steps: λ̂ from the gradient's decay, L̂ from its change."""
@@ -115,24 +128,25 @@ class MinimumCertificate:
             estimate = abs(lam - previous_lam) / moved
             self._lipschitz = estimate if math.isnan(self._lipschitz) else max(self._lipschitz, estimate)
 
-    def _bound(self, theta, lam):
-        """The largest ‖g‖ that (M13) accepts at curvature λ > 0 (NaN-free: 0 without an L̂)."""
-        if math.isnan(self._lipschitz):
+    def _bound(self, theta, lam, tol):
+        """The largest ‖g‖ that (M13) accepts at curvature λ > 0 with ρ tolerance ``tol`` (0 without
+        an L̂)."""
+        if math.isnan(self._lipschitz) or tol <= 0:
             return 0.0
         sigma = float(np.linalg.svd(theta, compute_uv=False).min())
-        bound = self.rho_tol * sigma * lam / (2 * self.safety * (1 + self.rho_tol))  # (M12) ≤ ρ_tol
+        bound = tol * sigma * lam / (2 * self.safety * (1 + tol))  # (M12) ≤ tol
         if self._lipschitz > 0:
             bound = min(bound, lam**2 / (4 * self.safety * self._lipschitz))  # (M11)
         return bound
 
-    def _expected(self, theta, grad_norm):
+    def _expected(self, theta, grad_norm, tol):
         """(M13) with the free λ̂ (capped by the last Lanczos λ) in place of λ."""
         if self._rate is None or self._rate[0] <= 0:
             return False
         lam = self._rate[0] if self._lanczos is None else min(self._rate[0], self._lanczos[1])
-        return lam > 0 and grad_norm <= self._bound(theta, lam)
+        return lam > 0 and grad_norm <= self._bound(theta, lam, tol)
 
-    def _check(self, t, theta, grad_norm, floor):
+    def _check(self, t, theta, grad_norm, floor, tol):
         """One Lanczos run: certified by (M13) with the measured λ, or by (M14) at the floor."""
         vector = self._lanczos[2] if self._lanczos is not None else None
         lam, vector = self.bottom(theta, vector)
@@ -143,7 +157,7 @@ class MinimumCertificate:
         self._lanczos = (t, lam, vector, theta.copy())
         if lam <= 0:
             return False
-        if grad_norm <= self._bound(theta, lam):
+        if grad_norm <= self._bound(theta, lam, tol):
             self.certified_by = "kantorovich"
         elif floor:
             self.certified_by = "floor"
