@@ -243,6 +243,28 @@ def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_p
     assert len(rejected) < len(keys) // 4, rejected
 
 
+@pytest.mark.reruns
+def test_adding_a_config_activation_reruns_no_built_job(tiny_tree, tmp_path):
+    """On a built tiny tree, a config that adds the activation swish (``activations:``) and a sweep
+    of it schedules no built compute job and no built numba cache: what is to run upstream of the
+    tables is swish's generated kernel, its numba cache and its sweep's blocks."""
+    from test_user_activation import with_swish
+
+    from featlearn.pipeline.kernels import kernel_tag
+
+    config = with_swish(yaml.safe_load(TINY.read_text()))
+    path = tmp_path / "swish.yaml"
+    path.write_text(yaml.safe_dump(config))
+    rows = summary_plan(tiny_tree, path)
+    assert rows is not None, "the config with swish was rejected"
+    kernels = {"activation_kernel", "numba_cache", "activation_numba_cache"}
+    upstream = {kind.rule for kind in jobs.KINDS} | kernels
+    scheduled = {o for o, (rule, plan, _) in rows.items() if rule in upstream and plan != "no update"}
+    tag = kernel_tag(config, "swish")
+    swish = {f"results/.kernels/{tag}.py", f"results/.numba_cache/{tag}/run_cell.ready"}
+    assert scheduled == swish | set(jobs.outputs(config, "sweep_block", sweep="swish"))
+
+
 SCALING = ROOT / "workflow" / "configs" / "scaling.yaml"
 
 

@@ -79,11 +79,12 @@ def test_setting_the_kernel_cache_after_numba_is_imported_fails():
 
 def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
     """The module-level imports of every script that sets the kernel cache (``start_job``,
-    ``use_kernel_cache``) leave numba unimported: the featlearn modules it runs are imported after."""
+    ``use_job_kernels``, ``use_kernel_cache``) leave numba and the activation kernel unimported: the
+    featlearn modules it runs are imported after."""
     scripts = [
         p
         for p in (ROOT / "workflow" / "scripts").glob("*.py")
-        if re.search(r"start_job|use_kernel_cache", p.read_text())
+        if re.search(r"start_job|use_job_kernels|use_kernel_cache", p.read_text())
     ]
     assert len(scripts) >= 10
     imports = [
@@ -92,6 +93,7 @@ def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
         for node in ast.parse(p.read_text()).body
         if isinstance(node, ast.Import | ast.ImportFrom)
     ]
-    proc = run_python("\n".join([*imports, "import sys", "print('numba' in sys.modules)"]))
+    loaded = "print('numba' in sys.modules, 'featlearn.model.activations' in sys.modules)"
+    proc = run_python("\n".join([*imports, "import sys", loaded]))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["False"]
+    assert proc.stdout.split() == ["False", "False"]

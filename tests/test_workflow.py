@@ -78,6 +78,14 @@ CONVENTIONS_TINY = {
 BAD_CONFIGS = {
     "wrong type": ({"sweeps": {"gelu": {"trials": "many"}}}, "sweeps.gelu.trials"),
     "unknown activation": ({"sweeps": {"gelu": {"activation": "softplus"}}}, "sweeps.gelu.activation"),
+    "misspelt config activation": (
+        {"activations": {"swish": "z/(1 + exp(-z))"}, "sweeps": {"gelu": {"activation": "swsh"}}},
+        "sweeps.gelu.activation",
+    ),
+    "bad config activation expression": ({"activations": {"swish": "z/(1 + exq(-z))"}}, "activations.swish"),
+    "config activation with a built-in name": ({"activations": {"gelu": "z"}}, "activations.gelu"),
+    "config activation name that is no name": ({"activations": {"2swish": "z"}}, "activations"),
+    "learning rate of an unknown activation": ({"learning_rate": {"swsh": 1.0}}, "learning_rate.swsh"),
     "non-positive delta": ({"sweeps": {"quad": {"delta": [2.0, 0.0]}}}, "sweeps.quad.delta.1"),
     "unknown key": ({"defaults": {"learning_rat": 1.0}}, "defaults"),
     "theory step beyond the horizon": ({"theory": {"report_steps": [2, 500]}}, "theory.report_steps"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from snakemake.exceptions import WorkflowError
 
-from featlearn.pipeline import checks, manifest
+from featlearn.pipeline import checks, kernels, manifest
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
@@ -41,6 +41,7 @@ except checks.ConfigError as error:
 
 RESULTS = "results"
 NUMBA_CACHE = f"{RESULTS}/.numba_cache"
+KERNELS = f"{RESULTS}/.kernels"
 ENV = "../../envs/featlearn.yaml"
 ROOT = Path(workflow.basedir)
 FIGURES = manifest.figures(config)
@@ -54,17 +55,44 @@ def code(script):
     return [os.path.relpath(f) for f in files]
 
 
-def kernel_cache(script):
-    """The numba cache warmed for the kernels ``workflow/scripts/<script>.py`` uses (rule
-    numba_cache), an input of the rules that run that script."""
-    return f"{NUMBA_CACHE}/{script}.ready"
+def warmed_code(script):
+    """The code inputs of a numba cache: the warm-up and its consumer ``<script>.py`` import the same
+    modules, so editing one reruns both."""
+    return sorted(set(code("warm_numba.py")) | set(code(f"{script}.py")))
+
+
+def kernel_cache(rule, script):
+    """Input function of the compute rule ``rule``, which runs ``workflow/scripts/<script>.py``.
+    Each job gets its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
+    job whose activation is a config activation, that cache is the one warmed with the activation's
+    generated kernel module (activation_numba_cache), and the module is its ``kernel``
+    (``featlearn.pipeline.kernels``)."""
+
+    def inputs(w):
+        tag = kernels.job_kernel_tag(config, rule, w)
+        if tag is None:
+            return {"cache": f"{NUMBA_CACHE}/{script}.ready"}
+        return {"cache": f"{NUMBA_CACHE}/{tag}/{script}.ready", "kernel": f"{KERNELS}/{tag}.py"}
+
+    return inputs
+
+
+def kernel_tag_constraint():
+    """The tags of this config's activation kernels, as a wildcard constraint (none: nothing matches)."""
+    return "|".join(kernels.kernel_tags(config)) or "^$"
+
+
+def kernel_activation(tag):
+    """(name, expression) of the config activation whose kernel has tag ``tag``."""
+    return kernels.kernel_tags(config)[tag]
 
 
 def kernel_cache_dir(ready):
     """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
-    marker).  One directory per script: numba keys a cached kernel by signature only, so a kernel
-    first compiled inside another script's kernel (e.g. a fastmath caller) would otherwise be
-    cached with that context's code, and results would depend on which warm-up ran first."""
+    marker; ``<cache>/<tag>/<script>/`` for a config activation's kernel).  One directory per
+    script: numba keys a cached kernel by signature only, so a kernel first compiled inside another
+    script's kernel (e.g. a fastmath caller) would otherwise be cached with that context's code, and
+    results would depend on which warm-up ran first."""
     return os.path.splitext(ready)[0]
 
 

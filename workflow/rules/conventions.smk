@@ -10,8 +10,8 @@ rule convention_scan:
     message:
         "Convention {wildcards.convention}: auto-refined delta scan, {wildcards.activation}, d={wildcards.d}"
     input:
+        unpack(kernel_cache("convention_scan", "convention_scan")),
         code=code("convention_scan.py"),
-        cache=kernel_cache("convention_scan"),
     output:
         job_output("convention_scan"),
     log:
@@ -37,8 +37,8 @@ rule convention_plateau:
     message:
         "Convention {wildcards.convention}: the Fig 2 plateau (quadrature and a long GD run)"
     input:
+        unpack(kernel_cache("convention_plateau", "convention_plateau")),
         code=code("convention_plateau.py"),
-        cache=kernel_cache("convention_plateau"),
     output:
         job_output("convention_plateau"),
     log:

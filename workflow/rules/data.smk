@@ -1,12 +1,41 @@
-# Stage 1: shared datasets and the numba kernel cache.
+# Stage 1: shared datasets, the kernels of the config activations and the numba kernel cache.
+
+
+localrules:
+    activation_kernel,
+
+
+rule activation_kernel:
+    message:
+        "Generating the activation kernel {wildcards.tag}.py of a config activation"
+    input:
+        code=code("activation_kernel.py"),
+    output:
+        f"{KERNELS}/{{tag}}.py",
+    log:
+        f"{RESULTS}/logs/activation_kernel/{{tag}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/activation_kernel/{{tag}}.tsv"
+    wildcard_constraints:
+        tag=kernel_tag_constraint(),
+    params:
+        activation=lambda w: kernel_activation(w.tag)[0],
+        expression=lambda w: kernel_activation(w.tag)[1],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/activation_kernel.py"
 
 
 rule numba_cache:
     message:
         "Compiling the numba kernels of {wildcards.script}.py into the on-disk cache"
     input:
-        # the warm-up and its consumer import the same modules: editing one reruns both
-        code=lambda w: sorted(set(code("warm_numba.py")) | set(code(f"{w.script}.py"))),
+        code=lambda w: warmed_code(w.script),
     output:
         ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
     log:
@@ -26,6 +55,23 @@ rule numba_cache:
         ENV
     script:
         "../scripts/warm_numba.py"
+
+
+use rule numba_cache as activation_numba_cache with:
+    message:
+        "Compiling the numba kernels of {wildcards.script}.py with the activation kernel {wildcards.tag}"
+    input:
+        code=lambda w: warmed_code(w.script),
+        kernel=f"{KERNELS}/{{tag}}.py",
+    output:
+        ready=touch(f"{NUMBA_CACHE}/{{tag}}/{{script}}.ready"),
+    log:
+        f"{RESULTS}/logs/numba_cache/{{tag}}/{{script}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/numba_cache/{{tag}}/{{script}}.tsv"
+    wildcard_constraints:
+        tag=kernel_tag_constraint(),
+        script=r"\w+",
 
 
 rule grokking_dataset:

@@ -10,8 +10,8 @@ rule escape_linear_cell:
     message:
         "Linear stage of the escape: model {wildcards.model}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("escape_linear_cell", "escape_linear_cell")),
         code=code("escape_linear_cell.py"),
-        cache=kernel_cache("escape_linear_cell"),
     output:
         job_output("escape_linear_cell"),
     log:
@@ -64,8 +64,8 @@ rule escape_signal_cell:
     message:
         "DMFT with signal vs planted-overlap GD: model {wildcards.model}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("escape_signal_cell", "escape_signal_cell")),
         code=code("escape_signal_cell.py"),
-        cache=kernel_cache("escape_signal_cell"),
     output:
         job_output("escape_signal_cell"),
     log:
@@ -117,8 +117,8 @@ rule escape_prediction_cell:
     message:
         "Predicted success from the linear process: model {wildcards.model}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("escape_prediction_cell", "escape_prediction_cell")),
         code=code("escape_prediction_cell.py"),
-        cache=kernel_cache("escape_prediction_cell"),
     output:
         job_output("escape_prediction_cell"),
     log:
@@ -175,8 +175,8 @@ rule escape_two_stage_cell:
     message:
         "Two-stage prediction (linear process, then the kicked DMFT with signal): model {wildcards.model}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("escape_two_stage_cell", "escape_two_stage_cell")),
         code=code("escape_two_stage_cell.py"),
-        cache=kernel_cache("escape_two_stage_cell"),
     output:
         job_output("escape_two_stage_cell"),
     log:

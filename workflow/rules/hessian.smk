@@ -10,8 +10,8 @@ rule hessian_cell:
     message:
         "Restricted GD plateau and Hessian spectrum: {wildcards.activation}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("hessian_cell", "hessian_cell")),
         code=code("hessian_cell.py"),
-        cache=kernel_cache("hessian_cell"),
     output:
         job_output("hessian_cell"),
     log:
@@ -61,8 +61,8 @@ rule landscape_cell:
     message:
         "Fig 3: the risk on planes through the plateau, {wildcards.activation}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("landscape_cell", "landscape_cell")),
         code=code("landscape_cell.py"),
-        cache=kernel_cache("landscape_cell"),
     output:
         job_output("landscape_cell"),
     log:

@@ -5,8 +5,8 @@ rule sweep_block:
     message:
         "GD sweep {wildcards.sweep}: d={wildcards.d}, delta={wildcards.delta}, block {wildcards.block}"
     input:
+        unpack(kernel_cache("sweep_block", "run_cell")),
         code=code("run_cell.py"),
-        cache=kernel_cache("run_cell"),
     output:
         job_output("sweep_block"),
     log:
@@ -32,9 +32,9 @@ rule grokking_run:
     message:
         "Long GD run {wildcards.name}"
     input:
+        unpack(kernel_cache("grokking_run", "run_grokking")),
         code=code("run_grokking.py"),
         data=f"{RESULTS}/data/{{name}}",
-        cache=kernel_cache("run_grokking"),
     output:
         job_output("grokking_run"),
     log:

@@ -9,8 +9,8 @@ rule dmft_model:
     message:
         "DMFT of restricted GD and its Hessian outlier: model {wildcards.model}, N={wildcards.n_paths}"
     input:
+        unpack(kernel_cache("dmft_model", "dmft_model")),
         code=code("dmft_model.py"),
-        cache=kernel_cache("dmft_model"),
     output:
         job_output("dmft_model"),
     log:
@@ -36,8 +36,8 @@ rule fixed_point_model:
     message:
         "Static RS fixed point, AT check and outlier: model {wildcards.model}"
     input:
+        unpack(kernel_cache("fixed_point_model", "fixed_point_model")),
         code=code("fixed_point_model.py"),
-        cache=kernel_cache("fixed_point_model"),
     output:
         job_output("fixed_point_model"),
     log:
@@ -61,8 +61,8 @@ rule theory_sim_cell:
     message:
         "Restricted GD over the DMFT horizon (the referee): model {wildcards.model}, delta={wildcards.delta}"
     input:
+        unpack(kernel_cache("theory_sim_cell", "theory_sim_cell")),
         code=code("theory_sim_cell.py"),
-        cache=kernel_cache("theory_sim_cell"),
     output:
         job_output("theory_sim_cell"),
     log:

@@ -6,8 +6,9 @@ Each failure is one :class:`ConfigError` naming the offending key, e.g.
 
 import math
 
+from featlearn.model import catalogue
 from featlearn.model.links import LINKS
-from featlearn.pipeline import jobs, manifest, settings
+from featlearn.pipeline import jobs, kernels, manifest, settings
 
 
 class ConfigError(ValueError):
@@ -60,6 +61,55 @@ def finite_numbers(config):
     for key, value in _walk(config):
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(key, f"{value} is not a finite number")
+
+
+def config_activations(config):
+    """Each config activation has a name of its own (not a built-in's) and an expression that
+    ``catalogue.parse`` accepts (its one-line ``ExpressionError`` otherwise)."""
+    for name, text in kernels.config_activations(config).items():
+        key = f"activations.{name}"
+        if name in catalogue.BUILT_IN:
+            raise ConfigError(key, f"{name!r} is a built-in activation: give the expression another name")
+        try:
+            catalogue.parse(text)
+        except catalogue.ExpressionError as error:
+            raise ConfigError(key, str(error)) from None
+
+
+def _activation_uses(config):
+    """(config key, activation name) of every place the config names an activation: the sections'
+    ``activation`` and the keys of the per-activation tables."""
+    sections = {
+        "sweeps": config["sweeps"],
+        "grokking": config["grokking"],
+        "theory.models": config["theory"]["models"],
+    }
+    for path, section in sections.items():
+        for name, spec in section.items():
+            yield f"{path}.{name}.activation", spec["activation"]
+    yield "landscape.activation", config["landscape"]["activation"]
+    if config.get("conventions"):
+        yield "conventions.plateau.activation", config["conventions"]["plateau"]["activation"]
+    tables = {
+        "learning_rate": config["learning_rate"],
+        "steps": config["steps"],
+        "hessian.delta": config["hessian"]["delta"],
+        "hessian.histogram": config["hessian"]["histogram"],
+    }
+    for path, table in tables.items():
+        for name in table:
+            yield f"{path}.{name}", name
+
+
+def activation_references(config):
+    """Every activation the config names is a built-in one or a config activation."""
+    known = {*catalogue.BUILT_IN, *kernels.config_activations(config)}
+    built_in = ", ".join(catalogue.BUILT_IN)
+    for key, name in _activation_uses(config):
+        if name not in known:
+            raise ConfigError(
+                key, f"{name!r} is neither a built-in activation ({built_in}) nor in activations"
+            )
 
 
 def sweep_references(config):
@@ -227,6 +277,8 @@ def memory(config, limit_mb):
 
 CHECKS = (
     finite_numbers,
+    config_activations,
+    activation_references,
     sweep_references,
     hessian_references,
     landscape_reference,
