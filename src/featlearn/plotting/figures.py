@@ -495,7 +495,8 @@ def finite_size_figure(panels):
         if np.isfinite(paper):
             ax.axhline(paper, color="0.4", ls=":", lw=1, label=f"paper: {paper:g}")
         ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=model)
-        ax.legend(frameon=False, fontsize=6)
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # a narrow log range labels every minor tick
+        ax.legend(frameon=False, fontsize=6, loc="best")
     fig.text(0.01, 0.005, "Bands: ±2σ of each fitted law; brackets: bootstrap interval of δ∞.", fontsize=7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
