@@ -75,7 +75,7 @@ class MinimumCertificate:
     grad_floor: float = 0.0
     checks: int = 0
     certified_by: str | None = None
-    _window: tuple | None = field(default=None, repr=False)  # (t, ‖g‖, Θ) at the window's start
+    _window: tuple | None = field(default=None, repr=False)  # (t, ‖g‖) at the window's start
     _rate: tuple | None = field(default=None, repr=False)  # (λ̂, Θ) of the last window
     _lipschitz: float = math.nan
     _lanczos: tuple | None = field(default=None, repr=False)  # (t, λ, eigenvector, Θ) of the last check
@@ -109,18 +109,18 @@ class MinimumCertificate:
     def _observe(self, t, theta, grad_norm):
         """Close a window of ``check_every`` steps: λ̂ from the gradient's decay, L̂ from its change."""
         if self._window is None:
-            self._window = (t, grad_norm, theta.copy())
+            self._window = (t, grad_norm)
             return
-        start, g0, _ = self._window
+        start, g0 = self._window
         if t - start < self.check_every:
             return
+        self._window = (t, grad_norm)
         if g0 <= 0 or grad_norm <= 0:  # an exact stationary point: no decay to measure
-            self._window = (t, grad_norm, theta.copy())
             return
         rate = math.log(g0 / grad_norm) / (self.lr * (t - start))
         if self._rate is not None and rate > 0 and self._rate[0] > 0:
             self._update_lipschitz(rate, self._rate[0], theta, self._rate[1])
-        self._rate, self._window = (rate, theta.copy()), (t, grad_norm, theta.copy())
+        self._rate = (rate, theta.copy())
 
     def _update_lipschitz(self, lam, previous_lam, theta, previous_theta):
         moved = float(np.linalg.norm(theta - previous_theta))

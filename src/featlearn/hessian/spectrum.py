@@ -62,11 +62,15 @@ def hessian_operator(x, y, theta, a, b, activation):
     return LinearOperator((m * d, m * d), matvec=matvec, dtype=np.float64)
 
 
-def _bottom(op_or_matrix, k, tol):
+def _bottom(op_or_matrix, k, tol, v0=None):
+    """The ``k`` smallest eigenpairs, ascending: dense ``eigh``, or Lanczos started from ``v0`` (a
+    warm start), else from the fixed vector (1, …, 1)/√size, so that the result is the same in
+    every run (ARPACK's default start is random)."""
     if isinstance(op_or_matrix, np.ndarray):
         return linalg.eigh(op_or_matrix, subset_by_index=[0, k - 1], driver="evr")
     size = op_or_matrix.shape[0]
-    vals, vecs = eigsh(op_or_matrix, k=k, which="SA", tol=tol, v0=np.ones(size) / np.sqrt(size))
+    start = np.ones(size) / np.sqrt(size) if v0 is None else v0
+    vals, vecs = eigsh(op_or_matrix, k=k, which="SA", tol=tol, v0=start)
     order = np.argsort(vals)
     return vals[order], vecs[:, order]
 
@@ -118,12 +122,8 @@ def spectrum(x, y, theta, a, b, activation, hard, k=3, dense_max=DENSE_MAX, tol=
 
 def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8):
     """(λ_min, v) of the Hessian at Θ by Lanczos on the matrix-free operator (one HVP per
-    iteration), started from ``v0`` (a previous eigenvector: a warm start), else from the fixed
-    vector (1, …, 1)/√(md) so that the result is the same in every run (ARPACK's default start is
-    random)."""
-    op = hessian_operator(x, y, theta, a, b, activation)
-    start = np.full(op.shape[0], 1.0 / np.sqrt(op.shape[0])) if v0 is None else v0
-    vals, vecs = eigsh(op, k=1, which="SA", tol=tol, v0=start)
+    iteration), started from ``v0`` (a previous eigenvector) or the fixed start of :func:`_bottom`."""
+    vals, vecs = _bottom(hessian_operator(x, y, theta, a, b, activation), 1, tol, v0)
     return float(vals[0]), vecs[:, 0]
 
 
