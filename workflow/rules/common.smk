@@ -3,6 +3,7 @@
 # so a copied or moved checkout with its results/ is up to date.
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from snakemake.exceptions import WorkflowError
@@ -273,6 +274,24 @@ def finite_size_inputs(w):
     return out | {"theory": f"{RESULTS}/tables/theory_thresholds.csv"}
 
 
+def design_sweeps():
+    """{design: sweep} of the sweeps that name a design (``sweeps.<name>.design``)."""
+    return {spec["design"]: name for name, spec in config["sweeps"].items() if "design" in spec}
+
+
+def design_settings_params():
+    """Each design's settings (as its theory job reads them), for the design table's columns."""
+    names = config.get("design", {}).get("designs", {})
+    return {name: registry.KIND["design_theory"].params(config, SimpleNamespace(design=name))["settings"] for name in names}
+
+
+def design_inputs(w):
+    """Every design's theory, the family's minimum (if any) and the threshold table of each sweep
+    that names a design."""
+    out = {"theory": job_outputs("design_theory"), "family": job_outputs("design_family")}
+    return out | {"thresholds": [f"{RESULTS}/tables/{sweep}_thresholds.csv" for sweep in design_sweeps().values()]}
+
+
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -335,6 +354,8 @@ def all_targets():
         targets.append(f"{RESULTS}/tables/delta50_two_stage.csv")
     if config.get("conventions"):
         targets.append(f"{RESULTS}/tables/conventions.csv")
+    if config.get("design"):
+        targets.append(f"{RESULTS}/tables/design.csv")
     targets += [f"{RESULTS}/tables/claims.csv", f"{RESULTS}/paper/manuscript.pdf"]
     for figure in FIGURES:
         targets += figure_files(figure.stem)

@@ -56,6 +56,16 @@ def delta_nn_se(dm):
     return values.std(axis=0, ddof=1) / np.sqrt(values.shape[0])
 
 
+def minimum_over_time(curve, se, statuses):
+    """(min δ_NN(t), its standard error, the t reaching it) over 1 ≤ t ≤ T among the t where every
+    replica has a crossing; (NaN, NaN, −1) where none has."""
+    ok = np.array([st == "ok" for st in statuses]) & (np.arange(curve.size) >= 1)
+    if not ok.any():
+        return np.nan, np.nan, -1
+    best = int(np.nanargmin(np.where(ok, curve, np.nan)))
+    return curve[best], se[best], best
+
+
 def long_time_threshold(fp):
     """(δ_NN(∞), status, AT-stable at the bracketing grid points) from the fixed-point margins."""
     value, status = first_crossing(fp["delta"], fp["margin"])
@@ -202,11 +212,10 @@ def threshold_rows(models, theory, n_paths, report_steps, empirical):
                 row[f"delta_nn_t{t}{suffix}"] = curve[t] if statuses[t] == "ok" else np.nan
                 row[f"delta_nn_t{t}{suffix}_se"] = se[t] if statuses[t] == "ok" else np.nan
                 row[f"delta_nn_t{t}{suffix}_status"] = statuses[t]
-            ok = np.array([st == "ok" for st in statuses]) & (np.arange(curve.size) >= 1)
-            best = int(np.nanargmin(np.where(ok, curve, np.nan))) if ok.any() else -1
-            row[f"delta_nn_min{suffix}"] = curve[best] if best >= 0 else np.nan
-            row[f"delta_nn_min{suffix}_se"] = se[best] if best >= 0 else np.nan
-            row[f"delta_nn_argmin_t{suffix}"] = best
+            best = minimum_over_time(curve, se, statuses)
+            keys = ("delta_nn_min", "delta_nn_min_se", "delta_nn_argmin_t")
+            for key, value in zip(keys, best, strict=True):
+                row[f"{key}{suffix}"] = value
         value, status, stable = long_time_threshold(theory[name]["fixed_point"])
         row["delta_nn_long_time"] = value
         row["long_time_status"] = status

@@ -83,6 +83,7 @@ def _activation_uses(config):
         "sweeps": config["sweeps"],
         "grokking": config["grokking"],
         "theory.models": config["theory"]["models"],
+        "design.designs": config.get("design", {}).get("designs", {}),
     }
     for path, section in sections.items():
         for name, spec in section.items():
@@ -245,6 +246,33 @@ def finite_size_references(config):
                 raise ConfigError(f"{key}.{field}", f"{spec[field]!r} is not in {', '.join(names)}")
 
 
+def design_references(config):
+    """The designer's target is a single-index link; its family expression parses for every value
+    of the parameter in its bounds (checked at both ends and the middle)."""
+    from featlearn.theory.design_family import substitute
+
+    design = config.get("design")
+    if not design:
+        return
+    if LINKS[design["link"]].k != 1:
+        raise ConfigError(
+            "design.link", f"{design['link']!r} has k = {LINKS[design['link']].k}: one direction needed"
+        )
+    family = design.get("family")
+    if not family:
+        return
+    lo, hi = family["bounds"]
+    if not lo < hi:
+        raise ConfigError("design.family.bounds", f"[{lo}, {hi}] is not an interval")
+    for value in (lo, (lo + hi) / 2, hi):
+        try:
+            catalogue.parse(substitute(family["expression"], family["parameter"], value))
+        except catalogue.ExpressionError as error:
+            raise ConfigError(
+                "design.family.expression", f"at {family['parameter']} = {value:g}: {error}"
+            ) from None
+
+
 def unique_stems(config):
     duplicates = manifest.duplicate_stems(config)
     if duplicates:
@@ -285,6 +313,7 @@ CHECKS = (
     theory_references,
     escape_references,
     finite_size_references,
+    design_references,
     unique_stems,
     supported_options,
 )

@@ -18,6 +18,7 @@ The rules (``workflow/rules/*.smk``), the cost estimate (``featlearn.plan``), th
 their resources exist once.
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -183,6 +184,14 @@ def _convention_plateau_cells(config):
     return [{"convention": name} for name in spec["grid"]] if spec else []
 
 
+def _design_cells(config):
+    return [{"design": name} for name in config["design"]["designs"]] if config.get("design") else []
+
+
+def _design_family_cells(config):
+    return [{"family": "family"}] if config.get("design", {}).get("family") else []
+
+
 # --- extra params ----------------------------------------------------------------------------------
 
 
@@ -202,6 +211,24 @@ def _dmft_extra(config, w):
 def _fixed_point_extra(config, w):
     nodes = (config["theory"]["fixed_point_nodes"], "theory.fixed_point_nodes")
     return {**_theory_extra(config, w), "nodes": nodes}
+
+
+def _design_search_extra(config):
+    search = config["design"]["search"]
+    extra = {k: (search[k], f"design.search.{k}") for k in ("bracket", "points")}
+    return {**extra, "nodes": (config["theory"]["fixed_point_nodes"], "theory.fixed_point_nodes")}
+
+
+def _design_extra(config, w):
+    dmft = config["design"]["dmft"]
+    extra = {k: (dmft[k], f"design.dmft.{k}") for k in ("factors", "n_paths", "horizon", "replicas")}
+    return {**_design_search_extra(config), **extra}
+
+
+def _design_family_extra(config, w):
+    family = config["design"]["family"]
+    extra = {k: (family[k], f"design.family.{k}") for k in ("expression", "parameter", "bounds", "xatol")}
+    return {**_design_search_extra(config), **extra}
 
 
 def _signal_extra(config, w):
@@ -280,6 +307,33 @@ def _dmft_cost(config, w, s):
 def _fixed_point_cost(config, w, s):
     nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
     return resources.fixed_point_mem_mb(nodes), resources.fixed_point_seconds(nodes, len(deltas))
+
+
+def _design_cost(config, w, s):
+    nodes, search, dmft = (
+        config["theory"]["fixed_point_nodes"],
+        config["design"]["search"],
+        config["design"]["dmft"],
+    )
+    solves = len(dmft["factors"]) * dmft["replicas"]
+    seconds = resources.fixed_point_seconds(nodes, search["points"] + 20)
+    seconds += resources.dmft_seconds(dmft["n_paths"], dmft["horizon"], solves)
+    return resources.dmft_mem_mb(dmft["n_paths"], dmft["horizon"]), seconds
+
+
+def _design_family_cost(config, w, s):
+    nodes, search, family = (
+        config["theory"]["fixed_point_nodes"],
+        config["design"]["search"],
+        config["design"]["family"],
+    )
+    evaluations = 5 + 3 * math.ceil(math.log2((family["bounds"][1] - family["bounds"][0]) / family["xatol"]))
+    per = resources.fixed_point_seconds(nodes, search["points"] + 20) + FAMILY_PROCESS_SECONDS
+    return resources.fixed_point_mem_mb(nodes), evaluations * per
+
+
+FAMILY_PROCESS_SECONDS = 30.0
+"""Start-up of one family evaluation's process: imports and the numba compilation of σ_α's kernels."""
 
 
 def _escape_cost(kind):
@@ -460,6 +514,30 @@ KINDS = (
         lambda w: f"conventions.grid.{w.convention}",
         extra=_convention_plateau_extra,
         extra_names=("report", "plateau_d", "plateau_delta"),
+    ),
+    Kind(
+        "design_theory",
+        "design/theory/{design}",
+        _design_cells,
+        lambda c, w: typed.design_settings(c, w.design),
+        _design_cost,
+        lambda w: f"design.designs.{w.design}",
+        constraints=(("design", r"[A-Za-z0-9_]+"),),
+        extra=_design_extra,
+        extra_names=("bracket", "points", "nodes", "factors", "n_paths", "horizon", "replicas"),
+    ),
+    Kind(
+        "design_family",
+        "design/{family}",
+        _design_family_cells,
+        lambda c, w: typed.design_family_settings(c),
+        _design_family_cost,
+        lambda w: "design.family",
+        suffix=".json",
+        constraints=(("family", r"[A-Za-z0-9_]+"),),
+        threads="one",
+        extra=_design_family_extra,
+        extra_names=("bracket", "points", "nodes", "expression", "parameter", "bounds", "xatol"),
     ),
     Kind(
         "spectral_overlap",

@@ -133,6 +133,16 @@ def figures(config):
             "the largest d from the others is drawn solid.",
         )
     )
+    if config.get("design"):
+        out.append(
+            Figure(
+                config["design"]["stem"],
+                "",
+                "design_table",
+                "Per design: the theory's δ_NN(∞) (static fixed point) and min_t δ_NN(t) (DMFT, ± s.e.), "
+                "and GD's δ₅₀ where a sweep measured the design, with Spearman's rank correlation.",
+            )
+        )
     for name in config["grokking"]:
         out.append(
             Figure(
@@ -236,6 +246,8 @@ TABLES = {
     "per δ, t₀ and m₀.",
     "conventions.csv": "Modelling conventions ranked by their distance to the paper's three numbers.",
     "convention_scans.csv": "Per convention, activation and d: the auto-refined δ scan and its fit.",
+    "design.csv": "Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, "
+    "min_t δ_NN(t) ± s.e., GD's δ₅₀ per d where swept, the theory's rank.",
     "claims.csv": "The paper's claims, the measured values and the computed verdicts.",
     "finite_size_scaling.csv": "Per model and finite-size law: δ∞ ± s.e. and its bootstrap interval, c, ν, "
     "χ², and the prediction of the largest d from the others (chosen law flagged).",

@@ -270,6 +270,14 @@ FixedPointSettings = compose(
     supported={**THEORY, "noise": _noiseless},
 )
 
+DesignFamilySettings = compose(
+    "DesignFamilySettings",
+    """The activation family of the designer (``theory.design_family``): the target link and the
+    neuron's a and b (σ_α, its bounds and the numerics are the job's extra params).""",
+    ("link", "a", "b"),
+    supported={"a": _scalar, "b": _scalar, "noise": _noiseless},
+)
+
 _ESCAPE = (MODEL, DATA, ("steps", "d", "trials", "n_paths"))
 
 EscapeLinearSettings = compose(
@@ -430,7 +438,7 @@ def sweep_settings(config, name, block=None, d=None):
     lists and figure left out), or of the whole cell (all trials) without ``block``.  A full block's
     trials come from ``trial_block`` alone, so raising ``trials`` changes the params of the last,
     partial block only.  The step budget depends on d above ``budget_scale_d`` (:func:`sweep_budget`)."""
-    grid = ("d", "delta", "delta_at", "figure", "paper")
+    grid = ("d", "delta", "delta_at", "figure", "paper", "design")
     spec = {k: v for k, v in config["sweeps"][name].items() if k not in grid}
     fixed = {**early_stop_fields(config), "first_trial": (0, None)}
     if block is not None:
@@ -530,6 +538,21 @@ def two_stage_settings(config, model):
     )
     fixed["d"] = (_frozen(config["escape"]["prediction"]["d"]), "escape.prediction.d")
     return _theory(TwoStageSettings, config, model, f"two_stage_{model}", fixed)
+
+
+def design_settings(config, name):
+    """Design ``name`` (``design.designs``): its conventions over ``defaults`` on the designer's
+    target link, as a theory model (fixed point and DMFT)."""
+    spec = config["design"]["designs"][name]
+    fixed = {"link": (config["design"]["link"], "design.link")}
+    return _build(TheoryModelSettings, config, f"design.designs.{name}", spec, f"design_{name}", fixed=fixed)
+
+
+def design_family_settings(config):
+    """The designer's activation family (``design.family``) on its target link."""
+    spec = {k: v for k, v in config["design"]["family"].items() if k in ("a", "b")}
+    fixed = {"link": (config["design"]["link"], "design.link")}
+    return _build(DesignFamilySettings, config, "design.family", spec, "design_family", "family", fixed)
 
 
 DEFAULT_REPORT = {"none": "half_mse", "second_moment": "relative", "variance": "variance"}

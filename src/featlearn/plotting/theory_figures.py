@@ -276,3 +276,45 @@ def prediction_figure(panels, level="rho_c"):
         ax_s.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def design_figure(rows, d, correlation):
+    """Left: per design (theory's rank order) δ_NN(∞) of the fixed point (filled: AT-stable) and
+    min_t δ_NN(t) of the DMFT ± 2 s.e.; right: GD's δ₅₀ ± 2 s.e. at dimension ``d`` against δ_NN(∞)
+    for the swept designs, with Spearman's ρ (``correlation`` = (ρ, p, count))."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.6, 1]})
+    ranked = sorted(rows, key=lambda r: r["theory_rank"])
+    x = np.arange(len(ranked))
+    inf = np.array([r["delta_nn_inf"] for r in ranked], float)
+    stable = np.array([bool(r["at_stable"]) for r in ranked])
+    left.scatter(x[stable], inf[stable], color="C0", label=r"$\delta_{NN}(\infty)$ (AT-stable)", zorder=3)
+    left.scatter(x[~stable], inf[~stable], facecolor="none", edgecolor="C0", label="(AT fails)", zorder=3)
+    low = np.array([r["delta_nn_min"] for r in ranked], float)
+    low_se = np.array([r["delta_nn_min_se"] for r in ranked], float)
+    left.errorbar(x, low, 2 * low_se, fmt="s", color="C1", ms=4, label=r"$\min_t \delta_{NN}(t)$ (DMFT)")
+    left.set_xticks(x, [r["design"] for r in ranked], rotation=45, ha="right", fontsize=8)
+    left.set_ylabel(r"$\delta$")
+    left.set_title("theory, by rank of $\\delta_{NN}(\\infty)$ (missing: no crossing in the search range)")
+    left.legend(fontsize=8)
+    swept = [
+        r for r in ranked if np.isfinite(r.get(f"delta50_d{d}", np.nan)) and np.isfinite(r["delta_nn_inf"])
+    ]
+    for r in swept:
+        right.errorbar(r["delta_nn_inf"], r[f"delta50_d{d}"], 2 * r[f"delta50_d{d}_err"], fmt="o", color="C2")
+        right.annotate(
+            r["design"],
+            (r["delta_nn_inf"], r[f"delta50_d{d}"]),
+            fontsize=7,
+            xytext=(3, 3),
+            textcoords="offset points",
+        )
+    if swept:
+        top = max(max(r["delta_nn_inf"] for r in swept), max(r[f"delta50_d{d}"] for r in swept)) * 1.1
+        right.plot([0, top], [0, top], color="0.7", lw=0.8, label=r"$\delta_{50} = \delta_{NN}(\infty)$")
+        right.legend(fontsize=8)
+    rho, p, count = correlation
+    right.set_title(f"GD at d = {d}: Spearman $\\rho$ = {rho:.2f} (p = {p:.2g}, {count} designs)")
+    right.set_xlabel(r"$\delta_{NN}(\infty)$")
+    right.set_ylabel(r"GD $\delta_{50}$")
+    fig.tight_layout()
+    return fig

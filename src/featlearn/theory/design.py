@@ -1,0 +1,103 @@
+"""The theory of one design (docs/design.md): δ_NN(∞) located by root finding on the static fixed
+point's outlier margin, and min_t δ_NN(t) from the DMFT with its Monte-Carlo error.
+
+A design is a single-neuron model (σ, a, b, r₀, η) on a fixed target link.  Its thresholds:
+
+* δ_NN(∞) (docs/outlier.md, eq. (O14)): the smallest δ at which the Hessian at the static RS fixed
+  point has a negative hard-direction outlier, i.e. the first zero along increasing δ of the
+  margin M(δ) of the fixed point's law (``OutlierSolver.margin``, (O8)).  M is evaluated on a
+  geometric scan of ``points`` values of δ over ``bracket`` (walked from the top, each solve warm
+  started from its neighbour) and the first sign change is refined by Brent's method to
+  ``xtol``.  The AT value δE[(κw/(1 + κw))²] (O13) is reported at the root.  Statuses: ``ok``;
+  ``none`` (M ≥ 0 on the whole bracket: δ_NN(∞) above it, or no transition); ``below_bracket``
+  (M < 0 already at its lower end); ``unsolved`` (the fixed point has no solution next to the
+  first negative margin, so the crossing cannot be placed).
+* δ_NN(t) for t ≤ T (docs/outlier.md, eq. (O9)): the DMFT (``delta_nn.dmft_model``, R replicas of
+  N paths) on the grid δ = f·δ_NN(∞) for the configured factors f, the first crossing per
+  replica and t, and min over t ≥ 1 of the replica mean with its standard error
+  (``analysis.theory_tables.minimum_over_time``, applied by ``analysis.design``).  Without a
+  δ_NN(∞) there is no grid: NaN.
+"""
+
+import time
+
+import numpy as np
+from scipy import optimize
+
+from featlearn.theory.delta_nn import dmft_model
+from featlearn.theory.fixed_point import FixedPointSolver
+from featlearn.theory.outlier import OutlierSolver
+
+
+class FixedPointMargin:
+    """M(δ) and the AT value of the fixed point of one design, warm started from the last solve."""
+
+    def __init__(self, settings, nodes):
+        self.solver = FixedPointSolver(settings.activation, settings.link, settings.a, settings.b, nodes)
+        self.start = None
+
+    def __call__(self, delta):
+        """(M(δ), AT value); (NaN, NaN) where the fixed point or its bulk edge has no solution."""
+        try:
+            fp = self.solver.solve(delta, self.start)
+            value = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights).margin()
+        except ValueError:
+            self.start = None
+            return np.nan, np.nan
+        self.start = (fp.kappa, fp.q)
+        return value, fp.at_value
+
+
+def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print):
+    """δ_NN(∞) of one design (module docstring): {"scan_delta", "scan_margin", "scan_at",
+    "delta_nn_inf", "at_value", "status"}."""
+    margin = FixedPointMargin(settings, nodes)
+    deltas = np.geomspace(bracket[1], bracket[0], points)  # from the top, where solves are smooth
+    values, starts = [], []
+    for delta in deltas:
+        values.append(margin(delta))
+        starts.append(margin.start)
+    values, order = np.array(values), np.argsort(deltas)
+    deltas, m, at = deltas[order], values[order, 0], values[order, 1]
+    out = {"scan_delta": deltas, "scan_margin": m, "scan_at": at, "delta_nn_inf": np.nan, "at_value": np.nan}
+    negative = np.nonzero(m < 0)[0]
+    if negative.size == 0:
+        status = "none"
+    elif negative[0] == 0:
+        status = "below_bracket"
+    elif not np.isfinite(m[negative[0] - 1]):
+        status = "unsolved"
+    else:
+        i = negative[0]
+        anchor = starts[order[i]]  # the scan's solution at the bracket's top: every root-finding
+        #                            solve starts there, so it stays on the branch the scan followed
+
+        def anchored(delta):
+            margin.start = anchor
+            return margin(delta)
+
+        root = optimize.brentq(lambda d: anchored(d)[0], deltas[i - 1], deltas[i], xtol=xtol)
+        out["delta_nn_inf"], out["at_value"] = root, anchored(root)[1]
+        status = "ok"
+    log(f"fixed point: delta_NN(inf) = {out['delta_nn_inf']:.4g} ({status}), AT = {out['at_value']:.3g}")
+    return {**out, "status": status}
+
+
+def dmft_grid(delta_inf, factors):
+    """The DMFT's δ grid f·δ_NN(∞) (rounded to 4 significant digits), empty without a δ_NN(∞)."""
+    if not np.isfinite(delta_inf):
+        return []
+    return [float(f"{f * delta_inf:.4g}") for f in factors]
+
+
+def design_theory(settings, nodes, bracket, points, factors, n_paths, horizon, replicas, log=print):
+    """δ_NN(∞) (:func:`fixed_point_threshold`) and the DMFT on :func:`dmft_grid` (``delta_nn.dmft_model``
+    arrays, prefixed ``dmft_``; absent without a δ_NN(∞)) of one design."""
+    start = time.perf_counter()
+    out = fixed_point_threshold(settings, nodes, bracket, points, log=log)
+    grid = dmft_grid(out["delta_nn_inf"], factors)
+    if grid:
+        dm = dmft_model(settings, grid, n_paths, horizon, replicas, log)
+        out |= {f"dmft_{key}": value for key, value in dm.items()}
+    log(f"design theory done in {time.perf_counter() - start:.1f}s")
+    return out

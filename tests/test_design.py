@@ -1,0 +1,156 @@
+"""The designer (docs/design.md): δ_NN(∞) by root finding against a brute-force sign check, the
+family's evaluation through a generated kernel against the built-in activation, the table's
+ranking and rank correlation, the config checks, and the two-pass overlay end to end on the tiny
+config."""
+
+import copy
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import yaml
+from test_user_activation import SWISH, TINY_CONFIG
+from test_workflow import TINY, copy_workflow, snakemake
+
+from featlearn.analysis import design
+from featlearn.io.results import read_csv
+from featlearn.pipeline import checks, jobs
+from featlearn.theory.design import FixedPointMargin, dmft_grid, fixed_point_threshold
+from featlearn.theory.design_family import evaluate, substitute
+
+GELU = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0)
+
+TINY_DESIGN = {
+    "activations": {"swish": SWISH},
+    "design": {
+        "stem": "extra_design",
+        "link": "he2",
+        "search": {"bracket": [4.0, 16.0], "points": 6},
+        "dmft": {"factors": [0.2, 0.5, 1.0], "n_paths": 400, "replicas": 2, "horizon": 4},
+        "sweeps": {"best": 2, "worst": 1, "d": [60], "trials": 2, "factors": [0.5, 1.0]},
+        "designs": {
+            "gelu": {"activation": "gelu"},
+            "quad": {"activation": "quad"},
+            "swish": {"activation": "swish", "lr": 1.0, "steps": 200},
+        },
+        "family": {"expression": "z*Phi(alpha*z)", "parameter": "alpha", "bounds": [0.8, 1.6], "xatol": 0.4},
+    },
+}
+
+
+def with_design(config=TINY_CONFIG, **changes):
+    out = copy.deepcopy(config) | copy.deepcopy(TINY_DESIGN)
+    out["design"] |= changes
+    return out
+
+
+def test_the_threshold_is_where_the_margin_changes_sign():
+    """Brent's root of the fixed point's margin: just below it no negative outlier, just above one
+    (fresh solves, no warm start)."""
+    out = fixed_point_threshold(GELU, 40, (4.0, 16.0), 6, log=lambda _: None)
+    assert out["status"] == "ok" and 8.0 < out["delta_nn_inf"] < 11.0
+    assert out["at_value"] < 1.0
+    below = FixedPointMargin(GELU, 40)(out["delta_nn_inf"] - 0.01)
+    above = FixedPointMargin(GELU, 40)(out["delta_nn_inf"] + 0.01)
+    assert below[0] > 0 > above[0]
+    assert np.isfinite(out["scan_margin"]).all() and out["scan_margin"].size == 6
+
+
+def test_statuses_without_a_crossing_in_the_bracket():
+    """GeLU's crossing (≈ 9.2 with 40 nodes) lies above a bracket [2, 5] and below [12, 32]."""
+    low = fixed_point_threshold(GELU, 40, (2.0, 5.0), 4, log=lambda _: None)
+    high = fixed_point_threshold(GELU, 40, (12.0, 32.0), 4, log=lambda _: None)
+    assert low["status"] == "none" and math.isnan(low["delta_nn_inf"])
+    assert high["status"] == "below_bracket"
+    assert dmft_grid(np.nan, [0.5, 1.0]) == [] and dmft_grid(8.0, [0.5, 1.0]) == [4.0, 8.0]
+
+
+def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(tmp_path):
+    """σ_α = zΦ(αz) at α = 1 is GeLU: its δ_NN(∞), computed in a fresh process through the
+    generated kernel, equals the built-in one."""
+    text = substitute("z*Phi(alpha*z)", "alpha", 1.0)
+    assert text.replace(" ", "") == "z*Phi((1.0)*z)"
+    got = evaluate(text, "he2", 1.0, 0.0, 40, (4.0, 16.0), 6, tmp_path)
+    want = fixed_point_threshold(GELU, 40, (4.0, 16.0), 6, log=lambda _: None)
+    assert got["status"] == "ok"
+    assert got["delta_nn_inf"] == pytest.approx(want["delta_nn_inf"], abs=1e-3)
+
+
+def rows(values, delta50=None):
+    out = []
+    for i, v in enumerate(values):
+        row = {"design": f"d{i}", "delta_nn_inf": v}
+        if delta50 is not None:
+            row |= {"delta50_d100": delta50[i], "delta50_d100_err": 0.1}
+        out.append(row)
+    return out
+
+
+def test_ranking_sweeps_and_rank_correlation():
+    table = rows([9.0, np.nan, 4.0, 6.0, 12.0])
+    assert design.theory_ranking(table) == ["d2", "d3", "d0", "d4", "d1"]
+    assert design.swept_designs(table, 2, 1) == ["d2", "d3", "d4"]
+    assert design.swept_designs(table, 3, 2) == ["d2", "d3", "d0", "d4"]  # each once
+    monotone = rows([4.0, 6.0, 9.0, 12.0], delta50=[3.0, 4.0, 7.0, 8.0])
+    assert design.rank_correlation(monotone, 100)[0] == pytest.approx(1.0)
+    reversed_ = rows([4.0, 6.0, 9.0, 12.0], delta50=[8.0, 7.0, 4.0, 3.0])
+    assert design.rank_correlation(reversed_, 100)[0] == pytest.approx(-1.0)
+    assert design.rank_correlation(rows([4.0, 6.0]), 100)[2] == 0
+    spec = {"d2": {"activation": "gelu"}, "d3": {"activation": "quad", "b": 0.5}}
+    overlay = design.sweep_overlay(table, ["d2", "d3"], spec, {"d": [50], "trials": 3, "factors": [0.5, 1.0]})
+    assert overlay["sweeps"]["design_d3"] == {
+        "activation": "quad",
+        "b": 0.5,
+        "design": "d3",
+        "figure": "extra_phase_design_d3",
+        "d": [50],
+        "delta": [3.0, 6.0],
+        "trials": 3,
+    }
+
+
+def test_design_jobs_and_their_checks():
+    config = with_design()
+    checks.check_config(config)
+    cells = jobs.compute_jobs(config)
+    theory = [j for j in cells if j.rule == "design_theory"]
+    assert sorted(j.wildcards["design"] for j in theory) == ["gelu", "quad", "swish"]
+    assert {j.settings.link for j in theory} == {"he2"} and theory[0].settings.experiment.startswith(
+        "design_"
+    )
+    assert [j.rule for j in cells].count("design_family") == 1
+    bad = with_design(family={**TINY_DESIGN["design"]["family"], "expression": "z*Phi(beta*z)"})
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(bad)
+    assert error.value.key == "design.family.expression" and "beta" in str(error.value)
+    bad = with_design(designs={"x": {"activation": "swsh"}, "y": {"activation": "gelu"}})
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(bad)
+    assert error.value.key == "design.designs.x.activation"
+
+
+def test_the_designer_runs_in_two_passes(tmp_path):
+    """Pass 1: theory of every design, the family's minimum, the table and the sweep overlay; pass 2
+    (the overlay given): GD sweeps of the chosen designs, their δ₅₀ and Spearman's ρ in the table."""
+    work = copy_workflow(tmp_path, TINY)
+    (work / "design.yaml").write_text(yaml.safe_dump(TINY_DESIGN))
+    target = "results/tables/design.csv"
+    snakemake(work, target, "--configfile", "config.yaml", "design.yaml")
+    table = {r["design"]: r for r in read_csv(work / target)}
+    assert set(table) == {"gelu", "quad", "swish", next(k for k in table if k.startswith("family("))}
+    assert (
+        table["gelu"]["long_time_status"] == "ok"
+        and table["quad"]["delta_nn_inf"] < table["gelu"]["delta_nn_inf"]
+    )
+    assert np.isfinite(table["gelu"]["delta_nn_min"])
+    overlay = yaml.safe_load((work / "results/design/design_sweeps.yaml").read_text())
+    assert len(overlay["sweeps"]) == 3
+    assert all(name.startswith("design_") for name in overlay["sweeps"])
+    snakemake(work, target, "--configfile", "config.yaml", "design.yaml", "results/design/design_sweeps.yaml")
+    table = read_csv(work / target)
+    measured = {r["design"] for r in table if np.isfinite(r["delta50_d60"])}
+    assert measured and measured <= {spec["design"] for spec in overlay["sweeps"].values()}
+    assert {r["spearman_designs"] for r in table} == {len(measured)}
+    assert table[0]["spearman_d"] == 60
+    assert (work / "results/figures/extra_design.png").exists()
