@@ -98,10 +98,13 @@ def test_ranking_sweeps_and_rank_correlation():
     assert design.rank_correlation(reversed_, 100)[0] == pytest.approx(-1.0)
     assert design.rank_correlation(rows([4.0, 6.0]), 100)[2] == 0
     spec = {"d2": {"activation": "gelu"}, "d3": {"activation": "quad", "b": 0.5}}
-    overlay = design.sweep_overlay(table, ["d2", "d3"], spec, {"d": [50], "trials": 3, "factors": [0.5, 1.0]})
+    overlay = design.sweep_overlay(
+        table, ["d2", "d3"], spec, {"d": [50], "trials": 3, "factors": [0.5, 1.0]}, "bump"
+    )
     assert overlay["sweeps"]["design_d3"] == {
         "activation": "quad",
         "b": 0.5,
+        "link": "bump",
         "design": "d3",
         "figure": "extra_phase_design_d3",
         "d": [50],

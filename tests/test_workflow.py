@@ -264,6 +264,38 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     )
 
 
+def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tmp_path):
+    """With a design table (the designer overlay), the manuscript compiles with its appendix and
+    the appendix names the best design; without one (the tiny build) it has none."""
+    import typst
+
+    from featlearn.analysis.manuscript_numbers import design_numbers
+
+    rows = [
+        {"design": name, "activation": act, "b": 0.0, "r0": 1.0, "delta_nn_inf": inf, "at_stable": True}
+        | {"delta_nn_min": low, "delta_nn_min_se": 0.1, "theory_rank": rank, "spearman_d": 60}
+        | {"delta50_d60": d50, "delta50_d60_err": 0.2, "spearman_rho": 1.0, "spearman_designs": 2}
+        for name, act, inf, low, rank, d50 in [
+            ("bestdesign", "quad", 6.6, 4.1, 1, 4.0),
+            ("gelu", "gelu", 9.5, 6.2, 2, float("nan")),
+        ]
+    ]
+    numbers = json.loads((tiny_run / "results" / "paper" / "numbers.json").read_text())
+    assert numbers["design"] is None
+    numbers["design"] = design_numbers(rows)
+    (tiny_run / "design_numbers.json").write_text(json.dumps(numbers))
+    source, pdf = str(tiny_run / "paper" / "manuscript.typ"), tmp_path / "manuscript.pdf"
+    inputs = {"numbers": "/design_numbers.json"}
+    typst.compile(source, output=str(pdf), root=str(tiny_run), sys_inputs=inputs)
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    labels = json.loads(typst.query(source, "<design>", field="label", root=str(tiny_run), sys_inputs=inputs))
+    assert labels == ["<design>"]
+    plain = {"numbers": "/results/paper/numbers.json"}
+    assert (
+        json.loads(typst.query(source, "<design>", field="label", root=str(tiny_run), sys_inputs=plain)) == []
+    )
+
+
 def test_tiny_prediction_tables_name_predicted_and_empirical(tiny_run):
     rows = (tiny_run / "results" / "tables" / "delta50_prediction.csv").read_text().splitlines()
     head = rows[0].split(",")

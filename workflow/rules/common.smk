@@ -341,6 +341,8 @@ def index_tables():
         names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
     if config.get("conventions"):
         names += ["conventions.csv", "convention_scans.csv"]
+    if config.get("design"):
+        names.append("design.csv")
     return [f"{RESULTS}/tables/{name}" for name in names + ["claims.csv"]]
 
 

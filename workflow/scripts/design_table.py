@@ -18,7 +18,7 @@ rows = [
     for p in sm.input.theory
 ]
 swept = design.swept_designs(rows, spec["sweeps"]["best"], spec["sweeps"]["worst"])
-overlay = design.sweep_overlay(rows, swept, spec["designs"], spec["sweeps"])
+overlay = design.sweep_overlay(rows, swept, spec["designs"], spec["sweeps"], spec["link"])
 rows += [design.family_row(json.loads(Path(p).read_text())) for p in sm.input.family]
 thresholds = {
     name: read_csv(next(p for p in sm.input.thresholds if Path(p).name == f"{sweep}_thresholds.csv"))

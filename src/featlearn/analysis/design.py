@@ -80,16 +80,17 @@ def rank_correlation(rows, d):
     return float(res.statistic), float(res.pvalue), len(pairs)
 
 
-def sweep_overlay(rows, designs, spec, sweeps_spec):
+def sweep_overlay(rows, designs, spec, sweeps_spec, link):
     """The config overlay of GD sweeps for ``designs`` (``design.sweeps``: d, trials and the δ grid
     as multiples of each design's δ_NN(∞)), one sweep ``design_<name>`` per design carrying its
-    conventions (``spec``: ``design.designs``) and ``design: <name>``."""
+    conventions (``spec``: ``design.designs``), the designer's target ``link`` and ``design: <name>``."""
     by_name, out = _by_name(rows), {}
     for name in designs:
         delta_inf = by_name[name]["delta_nn_inf"]
         grid = sorted({float(f"{f * delta_inf:.3g}") for f in sweeps_spec["factors"]})
         out[f"design_{name}"] = {
             **spec[name],
+            "link": link,
             "design": name,
             "figure": f"extra_phase_design_{name}",
             "d": list(sweeps_spec["d"]),

@@ -3,6 +3,7 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 (a test checks it): rebuilding with another config changes the text with the results.
 """
 
+import math
 from pathlib import Path
 
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
@@ -141,6 +142,42 @@ def finite_size_point_rows(rows):
     ]
 
 
+def _pm_or_dash(value, error):
+    return pm(value, error) if math.isfinite(value) else fmt(value)
+
+
+def design_numbers(rows):
+    """The designer's table (design.csv, docs/design.md) in the theory's rank order: per design its
+    σ, b, r₀, δ_NN(∞) (with an AT flag), min_t δ_NN(t) ± s.e. and GD's δ₅₀ at the largest swept d;
+    the design with the lowest δ_NN(∞) and Spearman's ρ.  None without the designer overlay."""
+    if rows is None:
+        return None
+    d = int(rows[0]["spearman_d"])
+    ranked = sorted(rows, key=lambda r: r["theory_rank"])
+    table = [
+        {
+            "rank": str(int(r["theory_rank"])),
+            "design": r["design"],
+            "activation": str(r["activation"]),
+            "b": fmt(r["b"]),
+            "r0": fmt(r["r0"]),
+            "delta_nn_inf": fmt(r["delta_nn_inf"]) + ("" if r["at_stable"] is True else " (AT fails)"),
+            "delta_nn_min": _pm_or_dash(r["delta_nn_min"], r["delta_nn_min_se"]),
+            "delta50": _pm_or_dash(r.get(f"delta50_d{d}", math.nan), r.get(f"delta50_d{d}_err", math.nan)),
+        }
+        for r in ranked
+    ]
+    best = ranked[0]
+    return {
+        "rows": table,
+        "d": str(d),
+        "best": best["design"],
+        "best_delta_nn": fmt(best["delta_nn_inf"]),
+        "spearman": fmt(rows[0]["spearman_rho"]),
+        "spearman_designs": str(int(rows[0]["spearman_designs"])),
+    }
+
+
 def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
     """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
     the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,
@@ -168,4 +205,5 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper)
         "verdict_counts": {v: str(verdicts.count(v)) for v in dict.fromkeys(verdicts)},
         "claims_total": str(len(claims)),
         "performance": performance(benchmarks),
+        "design": design_numbers(tables.get("design.csv")),
     }

@@ -3,8 +3,11 @@
 The family is an expression in z and a parameter (e.g. ``z**2 - 1 + alpha*(z**4 - 6*z**2 + 3)``,
 He₂ + αHe₄).  Its δ_NN(∞)(α) (``design.fixed_point_threshold``) is minimised over α ∈ [lo, hi] by
 Brent's bounded scalar minimisation (``scipy.optimize.minimize_scalar``, absolute tolerance
-``xatol``).  Where the margin has no crossing on the δ bracket (status ``none``) the objective is
-the bracket's upper end, a lower bound of δ_NN(∞)(α), so the minimiser moves away from there.
+``xatol``).  Where the margin has no crossing on the δ bracket the objective is the bracket's end
+that bounds δ_NN(∞)(α): its upper end for ``none`` (δ_NN(∞) above it, or no transition; the
+minimiser moves away) and its lower end for ``below_bracket`` (δ_NN(∞) below it); an ``unsolved``
+evaluation counts as the upper end.  The minimiser reported is the best evaluation with status
+``ok``.
 
 σ_α enters numba kernels as compiled code (``featlearn.model.activations``), so each evaluation runs
 in a process of its own (``python -m featlearn.theory.design_family``, reading a JSON request on
@@ -82,7 +85,9 @@ def family_minimum(text, parameter, bounds, link, a, b, nodes, bracket, points, 
             f"{parameter} = {alpha:.5f}: delta_NN(inf) = {res['delta_nn_inf']:.4g} ({res['status']}) "
             f"[{len(evaluations)} evaluations]"
         )
-        return res["delta_nn_inf"] if res["status"] == "ok" else float(bracket[1])
+        if res["status"] == "ok":
+            return res["delta_nn_inf"]
+        return float(bracket[0] if res["status"] == "below_bracket" else bracket[1])
 
     found = optimize.minimize_scalar(objective, bounds=bounds, method="bounded", options={"xatol": xatol})
     best = min((e for e in evaluations if e["status"] == "ok"), key=lambda e: e["delta_nn_inf"], default=None)
