@@ -15,9 +15,10 @@ from test_workflow import TINY, copy_workflow, snakemake
 
 from featlearn.analysis import design
 from featlearn.io.results import read_csv
+from featlearn.model.catalogue import substitute
 from featlearn.pipeline import checks, jobs
 from featlearn.theory.design import FixedPointMargin, dmft_grid, fixed_point_threshold
-from featlearn.theory.design_family import evaluate, substitute
+from featlearn.theory.design_family import evaluate
 
 GELU = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0)
 
@@ -57,6 +58,24 @@ def test_the_threshold_is_where_the_margin_changes_sign():
     assert np.isfinite(out["scan_margin"]).all() and out["scan_margin"].size == 6
 
 
+def test_a_failed_solve_inside_the_refinement_is_unsolved(monkeypatch):
+    """A NaN margin inside the Brent interval (a fixed-point solve that fails there) gives status
+    ``unsolved``, not an exception; a scan with failed solves and no negative margin too."""
+    calls = {"n": 0}
+    real = FixedPointMargin.__call__
+
+    def failing_after_scan(self, delta):
+        calls["n"] += 1
+        return (np.nan, np.nan) if calls["n"] > 6 else real(self, delta)
+
+    monkeypatch.setattr(FixedPointMargin, "__call__", failing_after_scan)
+    out = fixed_point_threshold(GELU, 40, (4.0, 16.0), 6, log=lambda _: None)
+    assert out["status"] == "unsolved" and math.isnan(out["delta_nn_inf"])
+    calls["n"] = 4  # the last two scan points fail: no negative margin is seen
+    out = fixed_point_threshold(GELU, 40, (2.0, 5.0), 4, log=lambda _: None)
+    assert out["status"] == "unsolved"
+
+
 def test_statuses_without_a_crossing_in_the_bracket():
     """GeLU's crossing (≈ 9.2 with 40 nodes) lies above a bracket [2, 5] and below [12, 32]."""
     low = fixed_point_threshold(GELU, 40, (2.0, 5.0), 4, log=lambda _: None)
@@ -77,10 +96,11 @@ def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(t
     assert got["delta_nn_inf"] == pytest.approx(want["delta_nn_inf"], abs=1e-3)
 
 
-def rows(values, delta50=None):
+def rows(values, delta50=None, statuses=None):
     out = []
     for i, v in enumerate(values):
-        row = {"design": f"d{i}", "delta_nn_inf": v}
+        status = (statuses or {}).get(i, "ok" if np.isfinite(v) else "none")
+        row = {"design": f"d{i}", "delta_nn_inf": v, "long_time_status": status}
         if delta50 is not None:
             row |= {"delta50_d100": delta50[i], "delta50_d100_err": 0.1}
         out.append(row)
@@ -90,10 +110,15 @@ def rows(values, delta50=None):
 def test_ranking_sweeps_and_rank_correlation():
     table = rows([9.0, np.nan, 4.0, 6.0, 12.0])
     assert design.theory_ranking(table) == ["d2", "d3", "d0", "d4", "d1"]
+    below = rows([9.0, np.nan, 4.0, np.nan], statuses={1: "below_bracket", 3: "unsolved"})
+    assert design.theory_ranking(below) == ["d1", "d2", "d0", "d3"]  # below the bracket: lowest
+    assert design.swept_designs(below, 1, 1) == ["d2", "d0"]  # a sweep needs a value for its grid
     assert design.swept_designs(table, 2, 1) == ["d2", "d3", "d4"]
     assert design.swept_designs(table, 3, 2) == ["d2", "d3", "d0", "d4"]  # each once
     monotone = rows([4.0, 6.0, 9.0, 12.0], delta50=[3.0, 4.0, 7.0, 8.0])
-    assert design.rank_correlation(monotone, 100)[0] == pytest.approx(1.0)
+    rho, p, count = design.rank_correlation(monotone, 100)
+    assert rho == pytest.approx(1.0) and count == 4
+    assert p == pytest.approx(2 / 24)  # exact: 2 of the 4! orderings are as extreme
     reversed_ = rows([4.0, 6.0, 9.0, 12.0], delta50=[8.0, 7.0, 4.0, 3.0])
     assert design.rank_correlation(reversed_, 100)[0] == pytest.approx(-1.0)
     assert design.rank_correlation(rows([4.0, 6.0]), 100)[2] == 0
@@ -127,6 +152,18 @@ def test_design_jobs_and_their_checks():
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
     assert error.value.key == "design.family.expression" and "beta" in str(error.value)
+    bad = with_design(family={**TINY_DESIGN["design"]["family"], "parameter": "z"})
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(bad)
+    assert error.value.key == "design.family.parameter"
+    # an unknown design; a design measured twice (reported at the later sweep)
+    for sweep, name, key in (("design_gelu", "nosuch", "design_gelu"), ("quad", "gelu", "design_gelu")):
+        bad = with_design()
+        bad["sweeps"]["design_gelu"] = {**bad["sweeps"]["gelu"], "design": "gelu", "figure": "extra_x"}
+        bad["sweeps"][sweep] = {**bad["sweeps"][sweep], "design": name}
+        with pytest.raises(checks.ConfigError) as error:
+            checks.check_config(bad)
+        assert error.value.key == f"sweeps.{key}.design"
     bad = with_design(designs={"x": {"activation": "swsh"}, "y": {"activation": "gelu"}})
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
@@ -139,7 +176,8 @@ def test_the_designer_runs_in_two_passes(tmp_path):
     work = copy_workflow(tmp_path, TINY)
     (work / "design.yaml").write_text(yaml.safe_dump(TINY_DESIGN))
     target = "results/tables/design.csv"
-    snakemake(work, target, "--configfile", "config.yaml", "design.yaml")
+    overlay_path = "results/design/design_sweeps.yaml"
+    snakemake(work, target, overlay_path, "--configfile", "config.yaml", "design.yaml")
     table = {r["design"]: r for r in read_csv(work / target)}
     assert set(table) == {"gelu", "quad", "swish", next(k for k in table if k.startswith("family("))}
     assert (

@@ -241,3 +241,29 @@ def test_law_curves_pass_through_the_fit_and_widen_away_from_the_data():
     errs = np.array([r["err"] for r in log_rows])
     assert errs[-1] > errs[np.argmin(np.abs(grid - 500))]
     assert fs.law_curves("m", np.array([]), np.array([]), np.array([])) == []
+
+
+def test_crossing_estimates_measure_where_run_and_extrapolate_beyond():
+    """(F8a): at d with data the logistic fit's δ₅₀ and width; at a d never run the chosen law and
+    the width law, close to the truth for many trials; nothing without enough d to choose a law."""
+    cells = simulate(2000, seed=3)
+    run = {d: c for d, c in cells.items() if d <= 2000}
+    out = fs.crossing_estimates(run, [1000, 4000, 16000])
+    centre, width, source = out[1000]
+    assert source == "measured" and centre == pytest.approx(log_center(1000), abs=0.05)
+    assert width == pytest.approx(power_width(1000), rel=0.1)
+    for d in (4000, 16000):
+        centre, width, source = out[d]
+        assert source == "extrapolated"
+        assert centre == pytest.approx(log_center(d), abs=0.15) and width == pytest.approx(
+            power_width(d), rel=0.2
+        )
+    one = fs.crossing_estimates({250: cells[250]}, [250, 500])
+    assert one[250][2] == "measured" and one[500][2] == "none" and np.isnan(one[500][0])
+
+
+def test_refined_grid_keeps_what_ran_and_adds_the_crossing_points():
+    grid = fs.refined_grid([5.0, 6.0, 8.0], 6.83, 0.4, [-1.5, -0.5, 0.5, 1.5], 0.05)
+    assert grid == [5.0, 6.0, 6.25, 6.65, 7.05, 7.45, 8.0]
+    assert fs.refined_grid([5.0, 7.0], np.nan, np.nan, [-1.0, 1.0], 0.05) == [5.0, 7.0]
+    assert fs.refined_grid([], 0.2, 1.0, [-1.0, 0.0], 0.05) == [0.2]  # no δ <= 0

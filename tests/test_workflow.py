@@ -264,6 +264,27 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     )
 
 
+def test_the_refinement_overlay_is_built_on_request_and_keeps_every_cell(tiny_run):
+    """``results/finite_size/refine.yaml`` (F8) is no target of a build; on request it holds, per
+    finite-size sweep and d, the δ already run and any new ones, and a build given it schedules
+    new sweep blocks only (every completed block is kept)."""
+    config = yaml.safe_load((tiny_run / "config.yaml").read_text())
+    overlay_path = tiny_run / "results" / "finite_size" / "refine.yaml"
+    assert not overlay_path.exists()
+    snakemake(tiny_run, "results/finite_size/refine.yaml")
+    overlay = yaml.safe_load(overlay_path.read_text())["sweeps"]
+    sweeps = {spec["sweep"] for spec in config["finite_size"]["models"].values()}
+    assert set(overlay) == sweeps
+    for sweep, spec in overlay.items():
+        assert set(spec["delta_at"]) == set(config["sweeps"][sweep]["d"])
+        for deltas in spec["delta_at"].values():
+            assert set(config["sweeps"][sweep]["delta"]) <= set(deltas)
+    plan = snakemake(tiny_run, "-n", "--configfile", "config.yaml", str(overlay_path))
+    reasons = re.findall(r"GD sweep [^\n]*\nReason: ([^\n]*)", plan.stdout)
+    assert all(reason.startswith("Missing output files") for reason in reasons), reasons
+    overlay_path.unlink()
+
+
 def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tmp_path):
     """With a design table (the designer overlay), the manuscript compiles with its appendix and
     the appendix names the best design; without one (the tiny build) it has none."""
@@ -282,7 +303,7 @@ def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tm
     ]
     numbers = json.loads((tiny_run / "results" / "paper" / "numbers.json").read_text())
     assert numbers["design"] is None
-    numbers["design"] = design_numbers(rows)
+    numbers["design"] = design_numbers(rows, "extra_design")
     (tiny_run / "design_numbers.json").write_text(json.dumps(numbers))
     source, pdf = str(tiny_run / "paper" / "manuscript.typ"), tmp_path / "manuscript.pdf"
     inputs = {"numbers": "/design_numbers.json"}

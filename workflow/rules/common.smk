@@ -292,6 +292,12 @@ def design_inputs(w):
     return out | {"thresholds": [f"{RESULTS}/tables/{sweep}_thresholds.csv" for sweep in design_sweeps().values()]}
 
 
+def finite_size_grids():
+    """{sweep: {d: the δ run at d}} of the finite-size models' sweeps (``settings.sweep_deltas``)."""
+    sweeps = {spec["sweep"] for spec in config["finite_size"]["models"].values()}
+    return {s: {d: list(typed.sweep_deltas(config, s, d)) for d in config["sweeps"][s]["d"]} for s in sorted(sweeps)}
+
+
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -357,7 +363,7 @@ def all_targets():
     if config.get("conventions"):
         targets.append(f"{RESULTS}/tables/conventions.csv")
     if config.get("design"):
-        targets.append(f"{RESULTS}/tables/design.csv")
+        targets += [f"{RESULTS}/tables/design.csv", f"{RESULTS}/design/design_sweeps.yaml"]
     targets += [f"{RESULTS}/tables/claims.csv", f"{RESULTS}/paper/manuscript.pdf"]
     for figure in FIGURES:
         targets += figure_files(figure.stem)

@@ -1,9 +1,11 @@
 # The designer (docs/design.md, overlay workflow/configs/design.yaml): per design the theory's
-# thresholds, the activation family minimised, and the design table with GD's delta50 of the sweeps
-# that name a design.
+# thresholds, the activation family minimised, the overlay of the GD sweeps the theory asks for (read
+# from the theory alone, so pass 2 does not rewrite it), and the design table with GD's delta50 of the
+# sweeps that name a design.
 
 
 localrules:
+    design_sweeps,
     design_table,
 
 
@@ -59,15 +61,37 @@ rule design_family:
         "../scripts/design_family.py"
 
 
+rule design_sweeps:
+    message:
+        "The GD sweeps the theory asks for: its best and worst designs (an overlay for pass 2)"
+    input:
+        theory=lambda w: job_outputs("design_theory"),
+        code=code("design_sweeps.py"),
+    output:
+        f"{RESULTS}/design/design_sweeps.yaml",
+    log:
+        f"{RESULTS}/logs/design/sweeps.log",
+    params:
+        design=canonical(config.get("design", {})),
+        settings=lambda w: design_settings_params(),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/design_sweeps.py"
+
+
 rule design_table:
     message:
-        "Design table, figure and the overlay of the sweeps the theory asks for"
+        "Design table and figure"
     input:
         unpack(design_inputs),
         code=code("design_table.py"),
     output:
         table=table_output(f"{RESULTS}/tables/design.csv"),
-        overlay=f"{RESULTS}/design/design_sweeps.yaml",
         figure=figure_outputs(config["design"]["stem"]) if config.get("design") else [],
     log:
         f"{RESULTS}/logs/design/table.log",

@@ -4,6 +4,7 @@
 
 localrules:
     finite_size_scaling,
+    finite_size_refine,
 
 
 rule finite_size_scaling:
@@ -36,3 +37,27 @@ rule finite_size_scaling:
         ENV
     script:
         "../scripts/finite_size_scaling.py"
+
+
+rule finite_size_refine:
+    message:
+        "Second-pass delta placement around each d's crossing (an overlay, built on request)"
+    input:
+        unpack(finite_size_inputs),
+        code=code("finite_size_refine.py"),
+    output:
+        f"{RESULTS}/finite_size/refine.yaml",
+    log:
+        f"{RESULTS}/logs/finite_size/refine.log",
+    params:
+        models=canonical(config["finite_size"]["models"]),
+        refine=canonical(config["finite_size"]["refine"]),
+        grids=lambda w: finite_size_grids(),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/finite_size_refine.py"

@@ -60,6 +60,7 @@ rule manuscript:
         paper=canonical(config["claims"]["paper"]),
         config_name=lambda w: " + ".join(os.path.basename(str(f)) for f in workflow.overwrite_configfiles) or "config.yaml",
         figures=lambda w: {f.stem: figure_files(f.stem)[0] for f in FIGURES},
+        design_stem=config.get("design", {}).get("stem"),
     threads: 1
     resources:
         mem_mb=2000,

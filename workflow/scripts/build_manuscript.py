@@ -25,6 +25,7 @@ out = numbers(
     benchmarks,
     sm.params.config_name,
     sm.params.paper,
+    sm.params.design_stem,
 )
 out["index"] = results_index({p: read_csv(p) for p in sm.input.index})
 out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}

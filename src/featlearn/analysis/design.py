@@ -2,44 +2,72 @@
 it, GD's δ₅₀; the rank correlation between the two; and the sweeps the theory asks for next.
 
 Theory and GD are computed independently (the design jobs never read a sweep); this module reads
-both.  The theory's ranking is by δ_NN(∞) (designs without one rank last, by status).  Spearman's ρ
-between δ_NN(∞) and GD's δ₅₀ at the largest swept d runs over the designs that have both.
+both.  The theory's ranking is by δ_NN(∞): designs whose crossing lies below the search bracket
+(status ``below_bracket``) first, then the others by value, then those without one (``none``,
+``unsolved``) in table order.  Spearman's ρ between δ_NN(∞) and GD's δ₅₀ at the largest swept d runs
+over the designs that have both.
 """
+
+import math
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from scipy import stats
 
 from featlearn.analysis.theory_tables import delta_nn_curve, delta_nn_se, minimum_over_time
+from featlearn.io.results import load_npz
+from featlearn.model.catalogue import substitute
 
 
 def theory_row(name, settings, out):
-    """One design's theory: δ_NN(∞) with status and AT value, min_t δ_NN(t) ± s.e. and its t."""
+    """One design's theory: δ_NN(∞) with status and AT value (``at_stable`` only where there is a
+    root), min_t δ_NN(t) ± s.e. and its t, with ``delta_nn_min_status`` "below_grid" where some
+    replica has its crossing below the DMFT's grid at some t ≥ 1 (the minimum is then an upper
+    bound), "none" without a minimum."""
     row = {"design": name, "activation": settings.activation, "a": settings.a, "b": settings.b}
     row |= {"r0": settings.r0, "lr": settings.lr, "link": settings.link}
     row["delta_nn_inf"] = float(out["delta_nn_inf"])
     row["long_time_status"] = str(out["status"])
     row["at_value"] = float(out["at_value"])
-    row["at_stable"] = bool(out["at_value"] < 1.0)
+    row["at_stable"] = bool(out["at_value"] < 1.0) if np.isfinite(out["at_value"]) else ""
     if "dmft_margin" in out:
         dm = {key.removeprefix("dmft_"): value for key, value in out.items() if key.startswith("dmft_")}
         curve, statuses = delta_nn_curve(dm)
         best = minimum_over_time(curve, delta_nn_se(dm), statuses)
+        below = any(status == "below_grid" for status in statuses[1:])
+        status = "below_grid" if below else ("ok" if best[2] >= 0 else "none")
     else:
-        best = (np.nan, np.nan, -1)
+        best, status = (np.nan, np.nan, -1), "none"
     row["delta_nn_min"], row["delta_nn_min_se"], row["delta_nn_argmin_t"] = best
+    row["delta_nn_min_status"] = status
     return row
 
 
+def _rank_key(row):
+    if row["long_time_status"] == "below_bracket":
+        return -np.inf
+    return row["delta_nn_inf"] if np.isfinite(row["delta_nn_inf"]) else np.inf
+
+
+def load_theory_rows(paths, settings):
+    """:func:`theory_row` of every design file ``results/design/theory/<name>.npz`` in ``paths``
+    (``settings``: name → the design's settings as a dict)."""
+    return [
+        theory_row(Path(p).stem, SimpleNamespace(**settings[Path(p).stem]), load_npz(p)[0]) for p in paths
+    ]
+
+
 def theory_ranking(rows):
-    """Design names ordered by δ_NN(∞), lowest first; those without one last (in table order)."""
-    found = sorted((r for r in rows if np.isfinite(r["delta_nn_inf"])), key=lambda r: r["delta_nn_inf"])
-    return [r["design"] for r in found] + [r["design"] for r in rows if not np.isfinite(r["delta_nn_inf"])]
+    """Design names in the theory's order (module docstring); Python's sort keeps ties in table order."""
+    return [r["design"] for r in sorted(rows, key=_rank_key)]
 
 
 def swept_designs(rows, best, worst):
     """The designs the theory asks GD to sweep: the ``best`` lowest δ_NN(∞) and the ``worst`` highest
     among those that have one (each design once)."""
-    ranked = [name for name in theory_ranking(rows) if np.isfinite(_by_name(rows)[name]["delta_nn_inf"])]
+    by_name = _by_name(rows)
+    ranked = [name for name in theory_ranking(rows) if np.isfinite(by_name[name]["delta_nn_inf"])]
     chosen = ranked[:best] + (ranked[-worst:] if worst else [])
     return list(dict.fromkeys(chosen))
 
@@ -49,25 +77,31 @@ def _by_name(rows):
 
 
 def add_gd_thresholds(rows, thresholds):
-    """Add δ₅₀ ± s.e. per d (``delta50_d<d>``, NaN where not swept or not fitted) from the threshold
-    rows of the sweeps that name a design (``thresholds``: design → rows of
-    ``<sweep>_thresholds.csv``)."""
+    """Add δ₅₀ ± s.e. and the fit's status per d (``delta50_d<d>``, ``_err``, ``_status``; NaN and
+    "not swept" where a design has no sweep) to ``rows``, from the threshold rows of the sweeps that
+    name a design (``thresholds``: design → rows of ``<sweep>_thresholds.csv``)."""
     by_name = _by_name(rows)
     ds = sorted({int(t["d"]) for table in thresholds.values() for t in table})
     for row in rows:
         for d in ds:
-            row.setdefault(f"delta50_d{d}", np.nan)
-            row.setdefault(f"delta50_d{d}_err", np.nan)
+            row |= {f"delta50_d{d}": np.nan, f"delta50_d{d}_err": np.nan, f"delta50_d{d}_status": "not swept"}
     for design, table in thresholds.items():
         for t in table:
             d = int(t["d"])
             by_name[design][f"delta50_d{d}"] = t["delta50"]
             by_name[design][f"delta50_d{d}_err"] = t["delta50_err"]
-    return rows
+            by_name[design][f"delta50_d{d}_status"] = t["status"]
+
+
+EXACT_PERMUTATIONS = 8
+"""Up to this many designs the p-value of ρ enumerates every permutation; above it, 20000 random
+ones (seeded)."""
 
 
 def rank_correlation(rows, d):
-    """(Spearman's ρ, p-value, number of designs) between δ_NN(∞) and GD's δ₅₀ at dimension ``d``."""
+    """(Spearman's ρ, two-sided permutation p-value, number of designs) between δ_NN(∞) and GD's δ₅₀
+    at dimension ``d`` (NaN with fewer than three designs).  The permutation test is exact for the
+    few designs a designer sweeps, where the t approximation of ``spearmanr``'s p-value is not."""
     pairs = [
         (r["delta_nn_inf"], r[f"delta50_d{d}"])
         for r in rows
@@ -76,8 +110,15 @@ def rank_correlation(rows, d):
     if len(pairs) < 3:
         return np.nan, np.nan, len(pairs)
     x, y = np.array(pairs).T
-    res = stats.spearmanr(x, y)
-    return float(res.statistic), float(res.pvalue), len(pairs)
+    n = len(pairs)
+    test = stats.permutation_test(
+        (x,),
+        lambda xs: stats.spearmanr(xs, y).statistic,
+        permutation_type="pairings",
+        n_resamples=math.factorial(n) if n <= EXACT_PERMUTATIONS else 20000,
+        random_state=0,
+    )
+    return float(test.statistic), float(test.pvalue), n
 
 
 def sweep_overlay(rows, designs, spec, sweeps_spec, link):
@@ -106,7 +147,7 @@ def family_row(family):
     settings = family["settings"]
     return {
         "design": f"family({family['parameter']}={best['alpha']:.4g})",
-        "activation": family["expression"].replace(family["parameter"], f"{best['alpha']:.4g}"),
+        "activation": substitute(family["expression"], family["parameter"], float(f"{best['alpha']:.4g}")),
         "a": settings["a"],
         "b": settings["b"],
         "r0": np.nan,
@@ -115,16 +156,17 @@ def family_row(family):
         "delta_nn_inf": float(best["delta_nn_inf"]),
         "long_time_status": best["status"],
         "at_value": float(best["at_value"]),
-        "at_stable": bool(best["at_value"] < 1.0),
+        "at_stable": bool(best["at_value"] < 1.0) if np.isfinite(best["at_value"]) else "",
         "delta_nn_min": np.nan,
         "delta_nn_min_se": np.nan,
         "delta_nn_argmin_t": -1,
+        "delta_nn_min_status": "none",
     }
 
 
 def finish_rows(rows, delta_alg, thresholds, d):
-    """δ_alg, the theory's rank, GD's δ₅₀ per d of the swept designs and Spearman's ρ at ``d`` on
-    every row (one table)."""
+    """Add to ``rows`` δ_alg, the theory's rank, GD's δ₅₀ per d of the swept designs and Spearman's ρ
+    at ``d`` (the same on every row: one table)."""
     order = theory_ranking(rows)
     for r in rows:
         r["delta_alg"] = delta_alg
@@ -133,4 +175,3 @@ def finish_rows(rows, delta_alg, thresholds, d):
     rho, p, count = rank_correlation(rows, d)
     for r in rows:
         r |= {"spearman_rho": rho, "spearman_p": p, "spearman_designs": count, "spearman_d": d}
-    return rows

@@ -549,6 +549,38 @@ def collapse_quality(points, width_fit=None):
 # ---------------------------------------------------------------------------------------- top level
 
 
+def crossing_estimates(cells, ds, laws=LAWS):
+    """(F8a) Where the ½-crossing lies at each d of ``ds``: {d: (δ̂₅₀(d), ŵ(d), source)}.  At a d
+    whose logistic fit is usable, the measured δ₅₀ and width ("measured"); elsewhere the law chosen
+    by (F4) refitted on every usable d, f(d; θ̂), and the width law (F7) w₀d^(−μ) ("extrapolated");
+    (NaN, NaN, "none") where either is missing."""
+    fits = per_d_fits(cells)
+    d, y, err = usable_thresholds(fits)
+    law = choose_law(leave_largest_out(d, y, err, laws))
+    fit = fit_law(law, d, y, err) if law else None
+    usable = [k for k in sorted(fits) if _usable(fits[k])]
+    width = fit_width_law(usable, [fits[k].scale for k in usable], [fits[k].scale_err for k in usable])
+    out = {}
+    for target in ds:
+        if target in fits and _usable(fits[target]) and np.isfinite(fits[target].scale):
+            out[target] = (fits[target].delta50, fits[target].scale, "measured")
+        elif fit is not None and np.isfinite(fit.delta_inf) and np.isfinite(width.mu):
+            out[target] = (float(predict(fit, target)[0][0]), float(width.width(target)), "extrapolated")
+        else:
+            out[target] = (np.nan, np.nan, "none")
+    return out
+
+
+def refined_grid(existing, centre, width, offsets, step):
+    """(F8b) The δ of a second pass at one d: δ̂₅₀ + u·ŵ for u in ``offsets``, rounded to multiples of
+    ``step``, positive, joined with the δ already run there (``existing``, kept so that every
+    completed block is reused); ``existing`` alone without an estimate."""
+    if not (np.isfinite(centre) and np.isfinite(width)):
+        return sorted(existing)
+    new = {round(round((centre + u * width) / step) * step, 10) for u in offsets}
+    return sorted({float(v) for v in existing} | {v for v in new if v > 0})
+
+
 def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.95):
     """Finite-size scaling of one model's cells (rows with d, delta, successes, trials[, diverged]).
 

@@ -146,10 +146,11 @@ def _pm_or_dash(value, error):
     return pm(value, error) if math.isfinite(value) else fmt(value)
 
 
-def design_numbers(rows):
+def design_numbers(rows, stem):
     """The designer's table (design.csv, docs/design.md) in the theory's rank order: per design its
     σ, b, r₀, δ_NN(∞) (with an AT flag), min_t δ_NN(t) ± s.e. and GD's δ₅₀ at the largest swept d;
-    the design with the lowest δ_NN(∞) and Spearman's ρ.  None without the designer overlay."""
+    the design with the lowest δ_NN(∞), Spearman's ρ and the figure's ``stem``.  None without the
+    designer overlay."""
     if rows is None:
         return None
     d = int(rows[0]["spearman_d"])
@@ -161,7 +162,7 @@ def design_numbers(rows):
             "activation": str(r["activation"]),
             "b": fmt(r["b"]),
             "r0": fmt(r["r0"]),
-            "delta_nn_inf": fmt(r["delta_nn_inf"]) + ("" if r["at_stable"] is True else " (AT fails)"),
+            "delta_nn_inf": fmt(r["delta_nn_inf"]) + (" (AT fails)" if r["at_stable"] is False else ""),
             "delta_nn_min": _pm_or_dash(r["delta_nn_min"], r["delta_nn_min_se"]),
             "delta50": _pm_or_dash(r.get(f"delta50_d{d}", math.nan), r.get(f"delta50_d{d}_err", math.nan)),
         }
@@ -175,10 +176,11 @@ def design_numbers(rows):
         "best_delta_nn": fmt(best["delta_nn_inf"]),
         "spearman": fmt(rows[0]["spearman_rho"]),
         "spearman_designs": str(int(rows[0]["spearman_designs"])),
+        "stem": stem,
     }
 
 
-def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper):
+def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper, design_stem=None):
     """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
     the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,
     max RSS)] of the run's jobs; ``paper``: the paper's reported values (``claims.paper``)."""
@@ -205,5 +207,5 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper)
         "verdict_counts": {v: str(verdicts.count(v)) for v in dict.fromkeys(verdicts)},
         "claims_total": str(len(claims)),
         "performance": performance(benchmarks),
-        "design": design_numbers(tables.get("design.csv")),
+        "design": design_numbers(tables.get("design.csv"), design_stem),
     }

@@ -129,6 +129,18 @@ def parse(text):
     return expr
 
 
+def substitute(text, parameter, value):
+    """``text`` with every occurrence of the name ``parameter`` replaced by the number ``value``."""
+    tokens = tokenize.generate_tokens(StringIO(text).readline)
+    out = [
+        (tokenize.OP, f"({float(value)!r})")
+        if tok.type == tokenize.NAME and tok.string == parameter
+        else tok[:2]
+        for tok in tokens
+    ]
+    return tokenize.untokenize(out).strip()
+
+
 def derivatives(expr):
     """(σ, σ′, σ″) of ``expr`` in z, with ``Abs``/``Max``/``Min`` rewritten as ``Piecewise`` and
     ``Piecewise`` differentiated piece by piece (the derivatives hold almost everywhere).

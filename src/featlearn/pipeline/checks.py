@@ -247,11 +247,23 @@ def finite_size_references(config):
 
 
 def design_references(config):
-    """The designer's target is a single-index link; its family expression parses for every value
-    of the parameter in its bounds (checked at both ends and the middle)."""
-    from featlearn.theory.design_family import substitute
-
-    design = config.get("design")
+    """A sweep's ``design`` names a design, and each design is named by one sweep at most; the
+    designer's target is a single-index link; the family's parameter is no name an expression
+    already uses, and its expression parses for every value of the parameter in its bounds (checked
+    at both ends and the middle)."""
+    design = config.get("design") or {}
+    named = {}
+    for sweep, spec in config["sweeps"].items():
+        if "design" not in spec:
+            continue
+        key = f"sweeps.{sweep}.design"
+        if spec["design"] not in design.get("designs", {}):
+            raise ConfigError(key, f"{spec['design']!r} is not a design (design.designs)")
+        if spec["design"] in named:
+            raise ConfigError(
+                key, f"{spec['design']!r} is already measured by sweep {named[spec['design']]!r}"
+            )
+        named[spec["design"]] = sweep
     if not design:
         return
     if LINKS[design["link"]].k != 1:
@@ -261,12 +273,14 @@ def design_references(config):
     family = design.get("family")
     if not family:
         return
+    if family["parameter"] in catalogue.NAMESPACE:
+        raise ConfigError("design.family.parameter", f"{family['parameter']!r} is a name of the expressions")
     lo, hi = family["bounds"]
     if not lo < hi:
         raise ConfigError("design.family.bounds", f"[{lo}, {hi}] is not an interval")
     for value in (lo, (lo + hi) / 2, hi):
         try:
-            catalogue.parse(substitute(family["expression"], family["parameter"], value))
+            catalogue.parse(catalogue.substitute(family["expression"], family["parameter"], value))
         except catalogue.ExpressionError as error:
             raise ConfigError(
                 "design.family.expression", f"at {family['parameter']} = {value:g}: {error}"

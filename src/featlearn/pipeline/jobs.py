@@ -309,31 +309,38 @@ def _fixed_point_cost(config, w, s):
     return resources.fixed_point_mem_mb(nodes), resources.fixed_point_seconds(nodes, len(deltas))
 
 
-def _design_cost(config, w, s):
-    nodes, search, dmft = (
-        config["theory"]["fixed_point_nodes"],
-        config["design"]["search"],
-        config["design"]["dmft"],
-    )
-    solves = len(dmft["factors"]) * dmft["replicas"]
-    seconds = resources.fixed_point_seconds(nodes, search["points"] + 20)
-    seconds += resources.dmft_seconds(dmft["n_paths"], dmft["horizon"], solves)
-    return resources.dmft_mem_mb(dmft["n_paths"], dmft["horizon"]), seconds
-
-
-def _design_family_cost(config, w, s):
-    nodes, search, family = (
-        config["theory"]["fixed_point_nodes"],
-        config["design"]["search"],
-        config["design"]["family"],
-    )
-    evaluations = 5 + 3 * math.ceil(math.log2((family["bounds"][1] - family["bounds"][0]) / family["xatol"]))
-    per = resources.fixed_point_seconds(nodes, search["points"] + 20) + FAMILY_PROCESS_SECONDS
-    return resources.fixed_point_mem_mb(nodes), evaluations * per
-
+BRENT_SOLVES = 20
+"""Fixed-point solves charged for refining δ_NN(∞) by Brent's method (xtol 1e-4 on a scan interval
+of ratio ≤ 1.2 takes about ten; charged twice)."""
 
 FAMILY_PROCESS_SECONDS = 30.0
 """Start-up of one family evaluation's process: imports and the numba compilation of σ_α's kernels."""
+
+
+def _design_cost(config, w, s):
+    nodes, design = config["theory"]["fixed_point_nodes"], config["design"]
+    dmft = design["dmft"]
+    seconds = resources.fixed_point_seconds(nodes, design["search"]["points"] + BRENT_SOLVES)
+    seconds += resources.dmft_seconds(
+        dmft["n_paths"], dmft["horizon"], len(dmft["factors"]) * dmft["replicas"]
+    )
+    return resources.dmft_mem_mb(dmft["n_paths"], dmft["horizon"]), seconds
+
+
+def family_evaluations(bounds, xatol):
+    """Upper bound of the evaluations of Brent's bounded minimisation: 5 to start, then at most 3 per
+    halving of the interval down to ``xatol`` (golden-section steps when parabolic ones fail)."""
+    return 5 + 3 * math.ceil(math.log2((bounds[1] - bounds[0]) / xatol))
+
+
+def _design_family_cost(config, w, s):
+    nodes, design = config["theory"]["fixed_point_nodes"], config["design"]
+    family = design["family"]
+    per = (
+        resources.fixed_point_seconds(nodes, design["search"]["points"] + BRENT_SOLVES)
+        + FAMILY_PROCESS_SECONDS
+    )
+    return resources.fixed_point_mem_mb(nodes), family_evaluations(family["bounds"], family["xatol"]) * per
 
 
 def _escape_cost(kind):

@@ -270,12 +270,21 @@ FixedPointSettings = compose(
     supported={**THEORY, "noise": _noiseless},
 )
 
+DesignSettings = compose(
+    "DesignSettings",
+    """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
+    the link, a, b, r₀) whose static fixed point needs a noiseless target.""",
+    MODEL,
+    without=_FIXED_BY_THEORY,
+    supported={**THEORY, "noise": _noiseless},
+)
+
 DesignFamilySettings = compose(
     "DesignFamilySettings",
     """The activation family of the designer (``theory.design_family``): the target link and the
     neuron's a and b (σ_α, its bounds and the numerics are the job's extra params).""",
     ("link", "a", "b"),
-    supported={"a": _scalar, "b": _scalar, "noise": _noiseless},
+    supported={**THEORY, "noise": _noiseless},
 )
 
 _ESCAPE = (MODEL, DATA, ("steps", "d", "trials", "n_paths"))
@@ -545,7 +554,7 @@ def design_settings(config, name):
     target link, as a theory model (fixed point and DMFT)."""
     spec = config["design"]["designs"][name]
     fixed = {"link": (config["design"]["link"], "design.link")}
-    return _build(TheoryModelSettings, config, f"design.designs.{name}", spec, f"design_{name}", fixed=fixed)
+    return _build(DesignSettings, config, f"design.designs.{name}", spec, f"design_{name}", fixed=fixed)
 
 
 def design_family_settings(config):

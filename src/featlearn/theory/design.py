@@ -9,9 +9,10 @@ A design is a single-neuron model (σ, a, b, r₀, η) on a fixed target link.  
   geometric scan of ``points`` values of δ over ``bracket`` (walked from the top, each solve warm
   started from its neighbour) and the first sign change is refined by Brent's method to
   ``xtol``.  The AT value δE[(κw/(1 + κw))²] (O13) is reported at the root.  Statuses: ``ok``;
-  ``none`` (M ≥ 0 on the whole bracket: δ_NN(∞) above it, or no transition); ``below_bracket``
-  (M < 0 already at its lower end); ``unsolved`` (the fixed point has no solution next to the
-  first negative margin, so the crossing cannot be placed).
+  ``none`` (M finite and ≥ 0 on the whole scan: δ_NN(∞) above the bracket, or no transition);
+  ``below_bracket`` (M < 0 already at its lower end); ``unsolved`` (a fixed-point solve failed
+  where the crossing could lie: next to the first negative margin, inside the refinement, or
+  anywhere in a scan without a negative margin).
 * δ_NN(t) for t ≤ T (docs/outlier.md, eq. (O9)): the DMFT (``delta_nn.dmft_model``, R replicas of
   N paths) on the grid δ = f·δ_NN(∞) for the configured factors f, the first crossing per
   replica and t, and min over t ≥ 1 of the replica mean with its standard error
@@ -62,23 +63,27 @@ def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print
     out = {"scan_delta": deltas, "scan_margin": m, "scan_at": at, "delta_nn_inf": np.nan, "at_value": np.nan}
     negative = np.nonzero(m < 0)[0]
     if negative.size == 0:
-        status = "none"
+        status = "none" if np.isfinite(m).all() else "unsolved"
     elif negative[0] == 0:
         status = "below_bracket"
     elif not np.isfinite(m[negative[0] - 1]):
         status = "unsolved"
     else:
         i = negative[0]
-        anchor = starts[order[i]]  # the scan's solution at the bracket's top: every root-finding
-        #                            solve starts there, so it stays on the branch the scan followed
+        # every root-finding solve starts from the scan's solution at the bracket's top, so that it
+        # stays on the branch the scan followed
+        anchor = starts[order[i]]
 
         def anchored(delta):
             margin.start = anchor
             return margin(delta)
 
-        root = optimize.brentq(lambda d: anchored(d)[0], deltas[i - 1], deltas[i], xtol=xtol)
-        out["delta_nn_inf"], out["at_value"] = root, anchored(root)[1]
-        status = "ok"
+        try:
+            root = optimize.brentq(lambda d: anchored(d)[0], deltas[i - 1], deltas[i], xtol=xtol)
+            out["delta_nn_inf"], out["at_value"] = root, anchored(root)[1]
+            status = "ok"
+        except ValueError:  # a solve inside the bracket failed (NaN margin)
+            status = "unsolved"
     log(f"fixed point: delta_NN(inf) = {out['delta_nn_inf']:.4g} ({status}), AT = {out['at_value']:.3g}")
     return {**out, "status": status}
 

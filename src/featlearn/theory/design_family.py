@@ -15,35 +15,21 @@ stdin): it loads the generated kernel module of σ_α (``catalogue.config_kernel
 its numba cache in a directory of its own, never shared with another α.
 """
 
-import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import tokenize
 from pathlib import Path
 from types import SimpleNamespace
 
 from scipy import optimize
 
-from featlearn.model.catalogue import config_kernel_source
+from featlearn.model.catalogue import config_kernel_source, substitute
 from featlearn.theory.design import fixed_point_threshold
 
 FAMILY_NAME = "family"
 """The name σ_α carries in its generated kernel module."""
-
-
-def substitute(text, parameter, value):
-    """``text`` with every occurrence of the name ``parameter`` replaced by the number ``value``."""
-    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-    out = [
-        (tokenize.OP, f"({float(value)!r})")
-        if tok.type == tokenize.NAME and tok.string == parameter
-        else tok[:2]
-        for tok in tokens
-    ]
-    return tokenize.untokenize(out).strip()
 
 
 def evaluate(text, link, a, b, nodes, bracket, points, workdir):
