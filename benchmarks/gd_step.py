@@ -79,9 +79,9 @@ def bench(n, d, dtype, reps):
     y = rng.standard_normal(n) ** 2 - 1
     theta = rng.standard_normal((1, d)) / np.sqrt(d)
     a, b = np.ones(1), np.zeros(1)
-    grad, partial = gd_kernel.scratch(1, d, x.dtype)
+    buffers = gd_kernel.scratch(1, d, x.dtype)
     runs = {
-        "engine": lambda: gd_kernel.risk_and_gradient(x, y, theta, a, b, CODE, grad, partial),
+        "engine": lambda: gd_kernel.risk_and_gradient(x, y, theta, a, b, CODE, buffers),
         "numpy": lambda: numpy_step(x, y, theta),
         "read": lambda: stream_read(x),
     }

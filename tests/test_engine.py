@@ -44,6 +44,33 @@ def test_engine_matches_plain_numpy_gd(rng):
     )
 
 
+@pytest.mark.parametrize("train", [("theta", "a", "b"), ("theta", "b")])
+def test_engine_trains_the_second_layer_as_plain_numpy_gd(train):
+    """(M4a): a and b take the step η ∂R̂/∂a, η ∂R̂/∂b beside Θ (the NumPy reference (Ga), (Gb));
+    a layer left out of ``train`` stays fixed."""
+    settings = replace(SETTINGS, m=3, a=(1.0, 0.5, -0.7), b=(0.1, 0.0, -0.2), steps=5)
+    data, net = sweep.trial_setup(settings, 40, 3.0, 0)
+    traj = gd.run(data, net, gd.Schedule(lr=0.7, steps=5, grid=gd.log_grid(5, 10), train=train))
+    theta, a, b = net.theta0.copy(), np.array(net.a), np.array(net.b)
+    for _ in range(5):
+        grad = network.gradient(data["X"], data["y"], theta, a, b, "gelu")
+        grad_a, grad_b = network.gradient_second_layer(data["X"], data["y"], theta, a, b, "gelu")
+        theta -= 0.7 * grad
+        a -= 0.7 * grad_a * ("a" in train)
+        b -= 0.7 * grad_b * ("b" in train)
+    np.testing.assert_allclose(traj.theta, theta, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(traj.a, a, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(traj.b, b, rtol=1e-11, atol=1e-13)
+    assert np.array_equal(traj.a, net.a) == ("a" not in train)
+
+
+def test_schedule_rejects_a_train_without_theta_or_with_a_certificate():
+    with pytest.raises(ValueError, match="theta"):
+        gd.Schedule(lr=1.0, steps=1, grid=gd.log_grid(1, 2), train=("a",))
+    with pytest.raises(ValueError, match="second layer"):
+        gd.Schedule(lr=1.0, steps=1, grid=gd.log_grid(1, 2), train=("theta", "a"), certificate=lambda *a: False)
+
+
 def test_same_cell_twice_gives_identical_arrays():
     one = sweep.run_cell(SETTINGS, 40, 6.0, log=lambda _: None)
     two = sweep.run_cell(SETTINGS, 40, 6.0, log=lambda _: None)

@@ -9,9 +9,9 @@ from featlearn.model.activations import activation_code
 
 
 def kernel(x, y, theta, a, b, name):
-    grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
-    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), grad, partial)
-    return loss, grad
+    buffers = gd_kernel.scratch(*theta.shape, x.dtype)
+    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), buffers)
+    return loss, buffers.grad, buffers.grad_ab
 
 
 @pytest.mark.parametrize("n", [1, 7, 130, 259])
@@ -19,17 +19,19 @@ def kernel(x, y, theta, a, b, name):
 @pytest.mark.parametrize("name", ALL_ACTIVATIONS)
 def test_kernel_matches_numpy_reference(rng, name, m, n):
     x, y, theta, a, b = small_problem(rng, n=n, d=37, m=m)
-    loss, grad = kernel(x, y, theta, a, b, name)
+    loss, grad, grad_ab = kernel(x, y, theta, a, b, name)
     np.testing.assert_allclose(loss, network.risk(x, y, theta, a, b, name), rtol=1e-12)
     ref = network.gradient(x, y, theta, a, b, name)
     np.testing.assert_allclose(grad, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+    ref_ab = np.array(network.gradient_second_layer(x, y, theta, a, b, name))
+    np.testing.assert_allclose(grad_ab, ref_ab, rtol=1e-11, atol=1e-12 * np.abs(ref_ab).max())
 
 
 def test_float32_data_close_to_float64(rng):
     """float32 X: dot products and block sums in float32, so agreement to ~1e-6 relative."""
     x, y, theta, a, b = small_problem(rng, n=3000, d=400, m=2)
     x32 = x.astype(np.float32)
-    loss, grad = kernel(x32, y, theta, a, b, "gelu")
+    loss, grad, _ = kernel(x32, y, theta, a, b, "gelu")
     ref = network.gradient(x32.astype(np.float64), y, theta, a, b, "gelu")
     assert np.abs(grad - ref).max() < 2e-5 * np.abs(ref).max()
     assert abs(loss - network.risk(x32.astype(np.float64), y, theta, a, b, "gelu")) < 1e-5 * loss
@@ -47,3 +49,4 @@ def test_result_does_not_depend_on_thread_count(rng):
         numba.set_num_threads(before)
     assert one[0] == many[0]
     assert np.array_equal(one[1], many[1])
+    assert np.array_equal(one[2], many[2])

@@ -23,6 +23,21 @@ def test_gradient_matches_finite_differences(rng, name, m):
 
 @pytest.mark.parametrize("m", [1, 3])
 @pytest.mark.parametrize("name", ALL_ACTIVATIONS)
+def test_second_layer_gradient_matches_finite_differences(rng, name, m):
+    """(Ga), (Gb): ∂R̂/∂a and ∂R̂/∂b against central differences of R̂."""
+    x, y, theta, a, b = small_problem(rng, m=m)
+    grad_a, grad_b = network.gradient_second_layer(x, y, theta, a, b, name)
+    h = 1e-6
+    for j in range(m):
+        e = np.zeros(m)
+        e[j] = h
+        fd_a = (network.risk(x, y, theta, a + e, b, name) - network.risk(x, y, theta, a - e, b, name)) / (2 * h)
+        fd_b = (network.risk(x, y, theta, a, b + e, name) - network.risk(x, y, theta, a, b - e, name)) / (2 * h)
+        np.testing.assert_allclose([grad_a[j], grad_b[j]], [fd_a, fd_b], rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("name", ALL_ACTIVATIONS)
 def test_hessian_vector_product_matches_finite_differences(rng, name, m):
     x, y, theta, a, b = small_problem(rng, m=m)
     v = rng.standard_normal(theta.shape)

@@ -1,15 +1,17 @@
-"""Full-batch gradient descent on the empirical square loss, with recording (docs/model.md, eq. (M4);
-the alignment (M8); "Recording, early stopping and test loss").
+"""Full-batch gradient descent on the empirical square loss, with recording (docs/model.md, eq. (M4); the
+alignment (M8); "Recording, early stopping and test loss").
 
-Θ^{t+1} = Θ^t − η·s·∇R̂(Θ^t), with s = 1 (or 1/Var(y) when the loss is normalised by the
-variance of y).  The gradient comes from the fused kernel (one read of X per step).  At every
-step the alignment ρ(Θ^t) is computed (O(md)), which fixes the escape step (first t with
-ρ ≥ ``escape_rho``) exactly and freezes the trial once ρ ≥ ``freeze_rho``.  On a log-spaced grid
-of steps the engine records train loss, test loss, ρ, ‖Θ‖_F, ‖∇R̂‖_F and, per teacher direction,
-its overlap with span(Θ) and with the best single neuron (``model.metrics``).
-A non-finite loss or gradient marks the trial as diverged at that step and ends it.
+Θ^{t+1} = Θ^t − η·s·∇R̂(Θ^t), with s = 1 (or 1/Var(y) when the loss is normalised by the variance of y);
+with a trainable second layer (``Schedule.train``, docs/model.md, eq. (M4a)) a and b take the same step
+on their gradients (Ga), (Gb), a^{t+1} = a^t − η·s·∂R̂/∂a. The gradient comes from the fused kernel (one
+read of X per step). At every step the alignment ρ(Θ^t) is computed (O(md)), which fixes the escape step
+(first t with ρ ≥ ``escape_rho``) exactly and freezes the trial once ρ ≥ ``freeze_rho``. On a log-spaced
+grid of steps the engine records train loss, test loss, ρ, ‖Θ‖_F, ‖∇R̂‖_F and, per teacher direction,
+its overlap with span(Θ) and with the best single neuron (``model.metrics``). A non-finite loss or
+gradient marks the trial as diverged at that step and ends it.
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -50,6 +52,8 @@ class Trajectory:
     diverged: bool = False
     stop_reason: str = "budget"  # budget | frozen | converged | certified_minimum | diverged
     theta: np.ndarray = field(default=None, repr=False)
+    a: np.ndarray = field(default=None, repr=False)  # the second layer at the end (a⁰, b⁰ if fixed)
+    b: np.ndarray = field(default=None, repr=False)
 
 
 def _new_trajectory(grid, k):
@@ -69,7 +73,7 @@ def _new_trajectory(grid, k):
 
 @dataclass(frozen=True)
 class Network:
-    """The network f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) at its start: Θ(0) (m×d), fixed a and b."""
+    """The network f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) at its start: Θ(0) (m×d), a⁰ and b⁰."""
 
     activation: str
     theta0: np.ndarray
@@ -85,6 +89,8 @@ class Schedule:
     ``restrict`` = U ∈ R^{d×h} (orthonormal hard directions) the hard component is removed from
     Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
     ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
+    ``train`` names the trained parameters: ``("theta",)`` (a and b fixed) or with ``"a"`` and/or
+    ``"b"``; the gradient norm is then that of every trained parameter.
     ``test_risk`` (Θ ↦ the population risk, ``model.population``) gives the exact test loss; the
     ½-MSE on the trial's fresh test samples is recorded beside it as a check.
 
@@ -104,6 +110,13 @@ class Schedule:
     grad_tol: float | None = None
     certificate: Callable[[int, np.ndarray, float, float], bool] | None = None
     test_risk: Callable[[np.ndarray], float] | None = None
+    train: tuple = ("theta",)
+
+    def __post_init__(self):
+        if "theta" not in self.train or not set(self.train) <= {"theta", "a", "b"}:
+            raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {self.train}")
+        if self.train != ("theta",) and (self.certificate is not None or self.test_risk is not None):
+            raise ValueError("the minimum certificate and the exact test risk assume a fixed second layer")
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -119,25 +132,28 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     theta = np.array(net.theta0, dtype=np.float64)
     if restrict is not None:
         theta -= (theta @ restrict) @ restrict.T
-    a = np.asarray(net.a, dtype=np.float64)
-    b = np.asarray(net.b, dtype=np.float64)
-    grad, partial = gd_kernel.scratch(*theta.shape, x.dtype)
+    a = np.array(net.a, dtype=np.float64).reshape(-1)
+    b = np.array(net.b, dtype=np.float64).reshape(-1)
+    second = [i for i, name in enumerate(("a", "b")) if name in schedule.train]
+    buffers = gd_kernel.scratch(*theta.shape, x.dtype)
+    grad, grad_ab = buffers.grad, buffers.grad_ab
     traj = _new_trajectory(grid, theta_star.shape[1])
     slot = {int(s): i for i, s in enumerate(grid)}
     for t in range(steps + 1):
-        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, grad, partial)
+        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers)
         grad *= loss_scale
+        grad_ab *= loss_scale
         if restrict is not None:
             grad -= (grad @ restrict) @ restrict.T
         rho = metrics.alignment(theta, theta_star)
         traj.final_step, traj.final_rho, traj.final_train_loss = t, rho, loss
-        if not (np.isfinite(loss) and np.isfinite(grad).all()):
+        if not (np.isfinite(loss) and np.isfinite(grad).all() and np.isfinite(grad_ab).all()):
             traj.diverged, traj.stop_reason = True, "diverged"
             break
         if traj.escape_step < 0 and rho >= escape_rho:
             traj.escape_step = t
         frozen = freeze_rho is not None and rho >= freeze_rho
-        grad_norm = np.linalg.norm(grad)
+        grad_norm = math.hypot(np.linalg.norm(grad), np.linalg.norm(grad_ab[second]))
         converged = grad_tol is not None and grad_norm <= grad_tol
         traj.converged = converged
         certificate = schedule.certificate
@@ -169,7 +185,11 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         if t == steps:
             break
         theta -= lr * grad
+        if "a" in schedule.train:
+            a -= lr * grad_ab[0]
+        if "b" in schedule.train:
+            b -= lr * grad_ab[1]
         if progress is not None:
             progress(t)
-    traj.theta = theta
+    traj.theta, traj.a, traj.b = theta, a, b
     return traj

@@ -1,16 +1,19 @@
 """Fused numba kernel for the empirical-risk gradient: reads X once per GD step (docs/model.md, eq. (M6)).
 
-For each row x_i the kernel forms z_ij = θ_jᵀx_i + b_j, the residual e_i = f(x_i) − y_i and
-accumulates  g_j += e_i c_j σ′(z_ij) x_i  (c_j = a_j/m) while the row is still in cache, i.e. it
-evaluates eq. (G) of ``network`` ((M6)) in a single pass over X.  Rows are taken four at a time (four
-dot products share one pass over Θ, four axpys share one pass over g), which keeps the loop
-memory-bound rather than latency-bound.
+For each row x_i the kernel forms z_ij = θ_jᵀx_i + b_j, the residual e_i = f(x_i) − y_i and accumulates
+g_j += e_i c_j σ′(z_ij) x_i (c_j = a_j/m) while the row is still in cache, i.e. it evaluates eq. (G) of
+``network`` ((M6)) in a single pass over X. The same pass sums the second layer's gradients (Ga), (Gb)
+of ``network`` ((M6a)): e_i σ(z_ij)/m and e_i c_j σ′(z_ij), O(nm) beside the O(nmd) of (G), so they are
+always computed and used only when a and b are trained. Rows are taken four at a time (four dot products
+share one pass over Θ, four axpys share one pass over g), which keeps the loop memory-bound rather than
+latency-bound.
 
-The rows are split into ``N_BLOCKS`` fixed blocks whose partial gradients are summed in block
-order, so the result is bit-identical for any number of threads.  X may be float32 or float64;
-all arithmetic is float64.  fastmath keeps NaN/inf semantics (no ``nnan``/``ninf``) so that a
-diverging trial is detected.
+The rows are split into ``N_BLOCKS`` fixed blocks whose partial gradients are summed in block order, so
+the result is bit-identical for any number of threads. X may be float32 or float64; all arithmetic is
+float64. fastmath keeps NaN/inf semantics (no ``nnan``/``ninf``) so that a diverging trial is detected.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -22,8 +25,9 @@ FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, zero):
-    """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj); returns Σ_q e_q²."""
+def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, values, zero):
+    """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj) in the dtype of X, and in float64
+    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q²."""
     m, d = theta.shape
     for j in range(m):
         th = theta[j]
@@ -51,17 +55,25 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, zero):
             s, ds, _ = activation(code, z[q, j] + b[j])
             f += a_over_m[j] * s
             coef[q, j] = a_over_m[j] * ds
+            values[q, 0, j] = s / m
+            values[q, 1, j] = a_over_m[j] * ds
         e = f - y[i + q]
         sq += e * e
         for j in range(m):
             coef[q, j] *= e
+            values[q, 0, j] *= e
+            values[q, 1, j] *= e
     return sq
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _rows_accumulate(x, i, r, coef, g):
-    """g_j += Σ_q coef[q, j] x_{i+q} for rows i..i+r−1 (r ≤ 4)."""
+def _rows_accumulate(x, i, r, coef, values, g, ab):
+    """g_j += Σ_q coef[q, j] x_{i+q} and ab[:, j] += Σ_q values[q, :, j] for rows i..i+r−1 (r ≤ 4)."""
     m, d = g.shape
+    for q in range(r):
+        for j in range(m):
+            ab[0, j] += values[q, 0, j]
+            ab[1, j] += values[q, 1, j]
     for j in range(m):
         gj = g[j]
         if r == 4:
@@ -78,7 +90,7 @@ def _rows_accumulate(x, i, r, coef, g):
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _risk_and_gradient(x, y, theta, a, b, code, grad, partial, zero):
+def _risk_and_gradient(x, y, theta, a, b, code, grad, grad_ab, partial, partial_ab, zero):
     n = x.shape[0]
     m = theta.shape[0]
     a_over_m = a / m
@@ -89,38 +101,59 @@ def _risk_and_gradient(x, y, theta, a, b, code, grad, partial, zero):
         hi = (blk + 1) * n // n_blocks
         g = partial[blk]
         g[:] = 0.0
+        ab = partial_ab[blk]
+        ab[:] = 0.0
         z = np.empty((4, m))
         coef = np.empty((4, m), dtype=partial.dtype)
+        values = np.empty((4, 2, m))
         sq = 0.0
         i = lo
         while i < hi:
             r = min(4, hi - i)
-            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, zero)
-            _rows_accumulate(x, i, r, coef, g)
+            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, values, zero)
+            _rows_accumulate(x, i, r, coef, values, g, ab)
             i += r
         block_sq[blk] = sq
     grad[:] = 0.0
+    grad_ab[:] = 0.0
     total = 0.0
     for blk in range(n_blocks):
         grad += partial[blk]
+        grad_ab += partial_ab[blk]
         total += block_sq[blk]
     grad /= n
+    grad_ab /= n
     return 0.5 * total / n
 
 
-def risk_and_gradient(x, y, theta, a, b, code, grad, partial):
-    """Write ∇R̂(Θ) (eq. G) into ``grad`` (m×d, float64) and return R̂(Θ) = (1/2n) Σ e_i².
+class Scratch(NamedTuple):
+    """Output and scratch buffers of :func:`risk_and_gradient` (see :func:`scratch`)."""
 
-    Dot products and per-block gradient sums are done in the dtype of X (Θ is rounded to it);
-    activations, residuals, the block reduction and the result are float64.  ``partial`` is
-    scratch of shape (N_BLOCKS, m, d) and the dtype of X (see :func:`scratch`).
+    grad: np.ndarray  # ∇_Θ R̂, (m, d) float64
+    grad_ab: np.ndarray  # rows ∇_a R̂ and ∇_b R̂, (2, m) float64
+    partial: np.ndarray  # per-block gradient sums, (N_BLOCKS, m, d) in the dtype of X
+    partial_ab: np.ndarray  # per-block second-layer sums, (N_BLOCKS, 2, m) float64
+
+
+def risk_and_gradient(x, y, theta, a, b, code, buffers):
+    """Write ∇_Θ R̂ (eq. G) into ``buffers.grad`` and (∇_a R̂, ∇_b R̂) (eqs. Ga, Gb) into
+    ``buffers.grad_ab``; return R̂ = (1/2n) Σ e_i².
+
+    Dot products and per-block gradient sums of ∇_Θ are done in the dtype of X (Θ is rounded to
+    it); activations, residuals, the second layer's sums, the block reduction and the result are
+    float64.  ``buffers`` come from :func:`scratch`.
     """
-    return _risk_and_gradient(x, y, theta.astype(x.dtype), a, b, code, grad, partial, x.dtype.type(0))
+    return _risk_and_gradient(x, y, theta.astype(x.dtype), a, b, code, *buffers, x.dtype.type(0))
 
 
 def scratch(m, d, dtype=np.float64):
-    """Scratch buffers (grad, partial) for :func:`risk_and_gradient` with X of ``dtype``."""
-    return np.empty((m, d)), np.empty((N_BLOCKS, m, d), dtype=dtype)
+    """The buffers of :func:`risk_and_gradient` for m neurons in dimension d with X of ``dtype``."""
+    return Scratch(
+        np.empty((m, d)),
+        np.empty((2, m)),
+        np.empty((N_BLOCKS, m, d), dtype=dtype),
+        np.empty((N_BLOCKS, 2, m)),
+    )
 
 
 def warm():
@@ -128,7 +161,12 @@ def warm():
     rng = np.random.default_rng(0)
     for dtype in (np.float32, np.float64):
         x = rng.standard_normal((9, 5)).astype(dtype)
-        grad, partial = scratch(2, 5, dtype)
         risk_and_gradient(
-            x, rng.standard_normal(9), rng.standard_normal((2, 5)), np.ones(2), np.zeros(2), 0, grad, partial
+            x,
+            rng.standard_normal(9),
+            rng.standard_normal((2, 5)),
+            np.ones(2),
+            np.zeros(2),
+            0,
+            scratch(2, 5, dtype),
         )

@@ -1,11 +1,13 @@
 """Two-layer network, empirical risk, gradient and Hessian-vector product (NumPy reference):
 docs/model.md, eqs. (M2), (M3), (M6), (M7).
 
-f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained, a, b fixed.
+f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained; a and b fixed or
+trained (``train``, docs/model.md, eq. (M6a)).
 Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))².  With z_ij = θ_jᵀx_i + b_j, residual
 e_i = f(x_i) − y_i and c_j = a_j/m:
 
   ∇_{θ_j} R̂ = (1/n) Σ_i e_i c_j σ′(z_ij) x_i                                         (G)
+  ∂R̂/∂a_j = (1/n) Σ_i e_i σ(z_ij)/m,   ∂R̂/∂b_j = (1/n) Σ_i e_i c_j σ′(z_ij)          (Ga), (Gb)
   ∇²_{θ_j θ_l} R̂ = (1/n) Σ_i [c_j c_l σ′(z_ij)σ′(z_il) + δ_jl e_i c_j σ″(z_ij)] x_i x_iᵀ   (H)
 
 For m = 1, a = 1: H = (1/n) Xᵀ diag(w) X with w_i = σ′(z_i)² + (σ(z_i) − y_i)σ″(z_i).
@@ -41,6 +43,14 @@ def gradient(x, y, theta, a, b, activation):
     c = a / theta.shape[0]
     e = s @ c - y
     return (e[:, None] * ds * c).T @ x / x.shape[0]
+
+
+def gradient_second_layer(x, y, theta, a, b, activation):
+    """(∂R̂/∂a, ∂R̂/∂b) by (Ga), (Gb), each of shape (m,)."""
+    s, ds, _ = evaluate(activation, preactivations(x, theta, b))
+    m = theta.shape[0]
+    e = s @ (a / m) - y
+    return e @ s / (m * e.size), e @ ds * (a / m) / e.size
 
 
 def hessian_at(x, y, theta, a, b, activation):
