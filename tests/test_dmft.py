@@ -1,15 +1,18 @@
 import numpy as np
 import pytest
 
+from featlearn.model.activations import evaluate
 from featlearn.model.loss import loss_derivatives
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
 
 
-def restricted_gd(activation, link, delta, lr, steps, p, seed):
-    """Direct simulation of the restricted dynamics: (‖θ‖², train loss, E[g² w]) per step."""
+def restricted_gd(activation, link, delta, lr, steps, p, seed, train=("theta",), b=0.0):
+    """Direct simulation of the restricted dynamics: (‖θ‖², train loss, E[g² w], a, b) per step; a
+    and b move by (M4a) when trained."""
     rng = np.random.default_rng(seed)
+    a = 1.0
     n = int(delta * p)
     a_mat = rng.standard_normal((n, p))
     g = rng.standard_normal(n)
@@ -18,9 +21,14 @@ def restricted_gd(activation, link, delta, lr, steps, p, seed):
     theta /= np.linalg.norm(theta)  # ‖θ⁰‖ = 1 exactly, as in the p → ∞ limit
     out = []
     for _ in range(steps + 1):
-        ell, r, w = loss_derivatives(activation, 1.0, 0.0, y, a_mat @ theta)
-        out.append((theta @ theta, ell.mean(), np.mean(g**2 * w)))
+        z = a_mat @ theta
+        ell, r, w = loss_derivatives(activation, a, b, y, z)
+        out.append((theta @ theta, ell.mean(), np.mean(g**2 * w), a, b))
+        s, _, _ = evaluate(activation, z + b)
+        grad_a, grad_b = np.mean((a * s - y) * s), np.mean(r)
         theta = theta - lr / n * (a_mat.T @ r)
+        a -= lr * grad_a * ("a" in train)
+        b -= lr * grad_b * ("b" in train)
     return np.array(out)
 
 
@@ -84,6 +92,25 @@ def test_dmft_matches_restricted_gd_on_a_bounded_link(activation, lr, delta):
         assert abs(res.norm2[t] - sim[t, 0]) < max(0.04 * sim[t, 0], 3 * err[t, 0])
         assert abs(res.train_loss[t] - sim[t, 1]) < max(0.03 * sim[t, 1], 3 * err[t, 1])
         assert abs(res.h11[t] - sim[t, 2]) < max(0.01, 3 * err[t, 2])
+
+
+@pytest.mark.parametrize(("activation", "lr", "delta"), [("gelu", 1.0, 6.0), ("quad", 0.05, 4.0)])
+def test_dmft_with_a_trained_second_layer_matches_restricted_gd(activation, lr, delta):
+    """(D13): a^t and b^t (from b⁰ = 0.3) as order parameters against restricted GD training a and b
+    too, p = 1500, bounded link, t ≤ 12: a and b within 0.01 or 3 standard errors, the norm within
+    4 % and the train loss within 3 % as in the fixed-layer test."""
+    steps, seeds, train = 12, 8, ("theta", "a", "b")
+    res = dmft.solve(activation, "bump", delta, lr, steps, 20_000, ("test", activation), b=0.3, train=train)
+    runs = np.array(
+        [restricted_gd(activation, "bump", delta, lr, steps, 1500, s, train, b=0.3) for s in range(seeds)]
+    )
+    sim, err = runs.mean(axis=0), runs.std(axis=0) / np.sqrt(seeds)
+    assert abs(sim[-1, 3] - 1.0) > 0.02 or abs(sim[-1, 4] - 0.3) > 0.02  # the layer does move
+    for t in (1, 3, 6, 12):
+        assert abs(res.norm2[t] - sim[t, 0]) < max(0.04 * sim[t, 0], 3 * err[t, 0])
+        assert abs(res.train_loss[t] - sim[t, 1]) < max(0.03 * sim[t, 1], 3 * err[t, 1])
+        assert abs(res.a[t] - sim[t, 3]) < max(0.01, 3 * err[t, 3])
+        assert abs(res.b[t] - sim[t, 4]) < max(0.01, 3 * err[t, 4])
 
 
 def test_solution_is_deterministic_given_its_identity():

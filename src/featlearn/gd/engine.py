@@ -42,6 +42,8 @@ class Trajectory:
     grad_norm: np.ndarray
     direction_overlap: np.ndarray
     neuron_overlap: np.ndarray
+    a_path: np.ndarray  # a^t per neuron, shape (grid, m): constant unless trained
+    b_path: np.ndarray  # b^t per neuron, shape (grid, m)
     final_step: int = 0
     final_rho: float = np.nan
     final_train_loss: float = np.nan
@@ -56,7 +58,7 @@ class Trajectory:
     b: np.ndarray = field(default=None, repr=False)
 
 
-def _new_trajectory(grid, k):
+def _new_trajectory(grid, k, m):
     nan = np.full(grid.size, np.nan)
     return Trajectory(
         steps=grid,
@@ -68,6 +70,8 @@ def _new_trajectory(grid, k):
         grad_norm=nan.copy(),
         direction_overlap=np.full((grid.size, k), np.nan),
         neuron_overlap=np.full((grid.size, k), np.nan),
+        a_path=np.full((grid.size, m), np.nan),
+        b_path=np.full((grid.size, m), np.nan),
     )
 
 
@@ -137,7 +141,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     second = [i for i, name in enumerate(("a", "b")) if name in schedule.train]
     buffers = gd_kernel.scratch(*theta.shape, x.dtype)
     grad, grad_ab = buffers.grad, buffers.grad_ab
-    traj = _new_trajectory(grid, theta_star.shape[1])
+    traj = _new_trajectory(grid, theta_star.shape[1], theta.shape[0])
     slot = {int(s): i for i, s in enumerate(grid)}
     for t in range(steps + 1):
         loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers)
@@ -177,6 +181,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
                 traj.norm[i], traj.grad_norm[i] = np.linalg.norm(theta), grad_norm
                 traj.direction_overlap[i] = metrics.direction_overlaps(theta, theta_star)
                 traj.neuron_overlap[i] = metrics.neuron_overlaps(theta, theta_star)
+                traj.a_path[i], traj.b_path[i] = a, b
                 if checkpoint is not None:
                     checkpoint(t, theta)
         if stop:

@@ -28,6 +28,15 @@ of R^N), G q₀, G q₁, … are iid N(0, I/N) vectors, each independent of the 
 (rotation invariance of G), so v^t = Σ_j c_j Ξ_j with r^t = Σ_j c_j q_j and Ξ an N×(T+1) matrix
 of iid N(0, 1/N): the same law as G r at O(N T) memory instead of O(N²).
 
+Trainable second layer (``train`` with "a" and/or "b", docs/dmft.md, eq. (D13)): a and b are two
+numbers moved by averages over the n samples, so in the limit they are deterministic order
+parameters, a^t and b^t, updated by the same averages over the paths,
+
+    a^{t+1} = a^t − η E[e^t σ(z^t + b^t)],   b^{t+1} = b^t − η E[r^t],   e^t = a^tσ(z^t + b^t) − y,
+
+and ℓ, r^t = ℓ′ and w^t = ℓ″ at step t use (a^t, b^t).  One sample moves a and b by O(1/n), so they
+do not enter the response kernels.
+
 Outputs per t (docs/dmft.md, eqs. (D9)–(D10)): ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t]
 (the hard diagonal entry of the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of
 (g², w^t) as N samples feeds the outlier equations (``outlier``); the g²-weighted kernels C_g, R_g
@@ -42,6 +51,7 @@ from numba import njit, prange
 from scipy import special
 
 from featlearn.model import seeds
+from featlearn.model.activations import evaluate
 from featlearn.model.links import get_link
 from featlearn.model.loss import loss_derivatives
 
@@ -68,6 +78,8 @@ class DMFTResult:
     w: np.ndarray  # w^t of each path, shape (T + 1, N)
     m: np.ndarray  # teacher overlap m^t (zero for restricted GD)
     gr: np.ndarray  # E[g r^t]: the overlap's drift, m^{t+1} = m^t − η E[g r^t]
+    a: np.ndarray  # the second layer a^t (constant unless trained, (D13))
+    b: np.ndarray  # the bias b^t (constant unless trained, (D13))
 
     @property
     def rho(self):
@@ -178,6 +190,7 @@ def solve(
     m0=0.0,
     kick=0,
     twins=False,
+    train=("theta",),
 ):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
@@ -195,6 +208,9 @@ def solve(
     so the pair's restricted trajectories coincide and E[g r^t] = 0 exactly at m = 0 (for an even
     link).  Without them that mean is a Monte-Carlo error of size (E[g² r²]/N)^{1/2}, a spurious
     forcing of m (docs/escape.md, "Twin paths" before eq. (E9)).  ``paths`` must then be even.
+
+    ``train``: the trained layers, ``("theta",)`` or with "a" and/or "b" ((D13): a^t and b^t move by
+    the path averages of ∂ℓ/∂a and ∂ℓ/∂b).
     """
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
     if twins:
@@ -220,6 +236,7 @@ def solve(
     norm2, loss, h11, yw, overlap, gr = (np.zeros(big_t) for _ in range(6))
     r_theta[0, 0] = 1.0
     m = 0.0
+    a_t, b_t = np.full(big_t, float(a)), np.full(big_t, float(b))
     for t in range(big_t):
         if t == kick:
             m = float(m0)
@@ -227,7 +244,7 @@ def solve(
         z = m * g + r_theta[t, 0] * u0 - push[:, :t] @ rt
         overlap[t] = m
         norm2[t] = m**2 + r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
-        ell, r, w = loss_derivatives(activation, a, b, y, z)
+        ell, r, w = loss_derivatives(activation, a_t[t], b_t[t], y, z)
         loss[t], h11[t], yw[t], gr[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w), np.mean(g * r)
         r_paths[t], w_paths[:, t] = r, w
         coef = -(lr / delta) * rt
@@ -242,6 +259,8 @@ def solve(
         r_theta[t + 1, t + 1] = 1.0
         if m != 0.0:
             m -= lr * float(gr[t])
+        if t + 1 < big_t:
+            a_t[t + 1], b_t[t + 1] = _second_layer_step(activation, a_t[t], b_t[t], y, z, r, lr, train)
     return DMFTResult(
         delta=float(delta),
         lr=float(lr),
@@ -259,12 +278,25 @@ def solve(
         w=np.ascontiguousarray(w_paths.T),
         m=overlap,
         gr=gr,
+        a=a_t,
+        b=b_t,
     )
+
+
+def _second_layer_step(activation, a, b, y, z, r, lr, train):
+    """(a^{t+1}, b^{t+1}) by (D13): a − η E[(aσ(z + b) − y) σ(z + b)] and b − η E[r] for the trained
+    layers; the others unchanged."""
+    if "a" in train:
+        s, _, _ = evaluate(activation, z + b)
+        a_next = a - lr * float(np.mean((a * s - y) * s))
+    else:
+        a_next = a
+    return a_next, (b - lr * float(np.mean(r))) if "b" in train else b
 
 
 def solve_for(settings, delta, steps, paths, identity, **signal):
     """``solve`` for the model of a settings object (its σ, link, η, a, b, r₀ and noise);
-    ``signal``: ``m0``, ``kick``, ``twins``."""
+    ``signal``: ``m0``, ``kick``, ``twins``, ``train``."""
     s = settings
     return solve(
         s.activation,
