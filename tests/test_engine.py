@@ -68,7 +68,20 @@ def test_schedule_rejects_a_train_without_theta_or_with_a_certificate():
     with pytest.raises(ValueError, match="theta"):
         gd.Schedule(lr=1.0, steps=1, grid=gd.log_grid(1, 2), train=("a",))
     with pytest.raises(ValueError, match="second layer"):
-        gd.Schedule(lr=1.0, steps=1, grid=gd.log_grid(1, 2), train=("theta", "a"), certificate=lambda *a: False)
+        gd.Schedule(
+            lr=1.0, steps=1, grid=gd.log_grid(1, 2), train=("theta", "a"), certificate=lambda *a: False
+        )
+
+
+def test_a_sweep_cell_with_a_trained_second_layer_runs_without_the_certificate():
+    """A cell of ``train = (theta, a, b)``: its trials train a and b (the final loss differs from the
+    fixed layer's on the same data) and none stops at a certified minimum (the certificate is that
+    of Θ alone)."""
+    base = replace(SETTINGS, steps=200, certify_check_grad=1e-2)
+    fixed = sweep.run_cell(base, 40, 3.0, log=lambda _: None)
+    trained = sweep.run_cell(replace(base, train=("theta", "a", "b")), 40, 3.0, log=lambda _: None)
+    assert "certified_minimum" not in set(trained["stop_reason"])
+    assert not np.allclose(trained["final_train_loss"], fixed["final_train_loss"])
 
 
 def test_same_cell_twice_gives_identical_arrays():

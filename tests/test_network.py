@@ -31,8 +31,12 @@ def test_second_layer_gradient_matches_finite_differences(rng, name, m):
     for j in range(m):
         e = np.zeros(m)
         e[j] = h
-        fd_a = (network.risk(x, y, theta, a + e, b, name) - network.risk(x, y, theta, a - e, b, name)) / (2 * h)
-        fd_b = (network.risk(x, y, theta, a, b + e, name) - network.risk(x, y, theta, a, b - e, name)) / (2 * h)
+        fd_a = (network.risk(x, y, theta, a + e, b, name) - network.risk(x, y, theta, a - e, b, name)) / (
+            2 * h
+        )
+        fd_b = (network.risk(x, y, theta, a, b + e, name) - network.risk(x, y, theta, a, b - e, name)) / (
+            2 * h
+        )
         np.testing.assert_allclose([grad_a[j], grad_b[j]], [fd_a, fd_b], rtol=1e-5, atol=1e-8)
 
 

@@ -84,6 +84,26 @@ def test_unsupported_options_name_their_config_key():
     assert "theory.models.quad.a" in keys
 
 
+def test_a_trained_second_layer_is_a_sweep_option_refused_elsewhere():
+    """``train`` may be left out of ``defaults`` ([theta]); the sweeps take [theta, a, b], the theory
+    and the restricted-GD jobs refuse it naming the key, and the schema refuses a train without theta."""
+    from featlearn.pipeline.checks import schema_error
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    del config["defaults"]["train"]
+    assert settings.sweep_settings(config, "gelu").train == ("theta",)
+    config["sweeps"]["gelu"]["train"] = ["theta", "a", "b"]
+    sweep = settings.sweep_settings(config, "gelu")
+    assert sweep.train == ("theta", "a", "b") and sweep.unsupported() == []
+    config["defaults"]["train"] = ["theta", "b"]
+    [(key, message)] = settings.theory_model_settings(config, "gelu").unsupported()
+    assert key == "defaults.train" and "the TheoryModel jobs" in message
+    assert settings.plateau_settings(config, "gelu").unsupported()[0][0] == "defaults.train"
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    bad = {**CONFIG, "defaults": {**CONFIG["defaults"], "train": ["a", "b"]}}
+    assert schema_error(bad, schema).key == "defaults.train"
+
+
 def test_readme_figure_table_is_the_manifest():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"<!-- manifest:start -->\n(.*?)\n<!-- manifest:end -->", readme, re.S).group(1)

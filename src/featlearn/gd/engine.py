@@ -119,7 +119,7 @@ class Schedule:
     def __post_init__(self):
         if "theta" not in self.train or not set(self.train) <= {"theta", "a", "b"}:
             raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {self.train}")
-        if self.train != ("theta",) and (self.certificate is not None or self.test_risk is not None):
+        if set(self.train) != {"theta"} and (self.certificate is not None or self.test_risk is not None):
             raise ValueError("the minimum certificate and the exact test risk assume a fixed second layer")
 
 

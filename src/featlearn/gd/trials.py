@@ -132,9 +132,13 @@ def population_risk_of(settings, data, net):
 
 def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
-    freeze/escape levels, loss scale, and (sweep cells) certified early stopping at a local minimum
-    (:func:`certificate`)."""
+    freeze/escape levels, loss scale, the trained layers (sweep cells; Θ alone otherwise), and with
+    the second layer fixed the certified early stopping at a local minimum (:func:`certificate`) and
+    the exact population risk as test loss (both are those of Θ alone: with a trained second layer
+    a trial runs until it escapes or its budget ends, and its test loss is sampled)."""
     scale = loss_scale(settings, data["y"])
+    train = tuple(getattr(settings, "train", ("theta",)))
+    fixed_layer = set(train) == {"theta"}
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
@@ -142,8 +146,9 @@ def schedule(settings, data, net, freeze=True):
         freeze_rho=settings.freeze_rho if freeze else None,
         escape_rho=settings.escape_rho,
         loss_scale=scale,
-        certificate=certificate(settings, data, net, scale),
-        test_risk=population_risk_of(settings, data, net),
+        certificate=certificate(settings, data, net, scale) if fixed_layer else None,
+        test_risk=population_risk_of(settings, data, net) if fixed_layer else None,
+        train=train,
     )
 
 

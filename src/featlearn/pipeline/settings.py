@@ -39,8 +39,12 @@ CONVENTIONS = (
     "escape_rho",
     "success_rho",
     "record_points",
+    "train",
 )
 """The model/data/training conventions of ``defaults`` (docs/model.md)."""
+
+OPTIONAL_CONVENTIONS = {"train": ("theta",)}
+"""Conventions ``defaults`` may leave out, with their value then."""
 
 MODEL = (
     "seed",
@@ -173,9 +177,17 @@ def _noiseless(value):
     return value == 0
 
 
-RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",)}
+def _first_layer_only(value):
+    """train: [theta]: a trained second layer is implemented in the GD sweeps only"""
+    return tuple(value) == ("theta",)
+
+
+RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",), "train": _first_layer_only}
 """Restricted GD (hard component projected out) starts from a random init and descends the plain
-½-MSE: its Hessian is that of R̂, not of R̂/Var y."""
+½-MSE: its Hessian is that of R̂, not of R̂/Var y; its Hessian and the theory are those of Θ alone
+(a and b fixed)."""
+
+FIRST_LAYER = {"train": _first_layer_only}
 
 THEORY = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
 """The DMFT describes restricted GD of one neuron from a random init on the plain ½-MSE; its law
@@ -188,15 +200,18 @@ _FIXED_BY_RESTRICTED = ("loss_normalisation",)
 SweepSettings = compose(
     "SweepSettings",
     """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
-    trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed; a trial
-    that has not escaped stops at a certified local minimum (docs/model.md, eq. (M13): Hessian
-    checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least ``certify_every`` steps apart,
+    trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
+    the layers ``train`` (docs/model.md, eq. (M4a)); a trial that has not escaped stops at a certified
+    local minimum (with a fixed second layer only: the certificate's Hessian is that of Θ;
+    docs/model.md, eq. (M13): Hessian checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least
+    ``certify_every`` steps apart,
     safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``; (M14): a positive
     definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
     MODEL,
     DATA,
     RECORDING,
     (
+        "train",
         "steps",
         "first_trial",
         "trials",
@@ -215,6 +230,7 @@ DatasetSettings = compose(
     DATA,
     ("d", "delta"),
     without=("lr", "loss_normalisation"),
+    supported=FIRST_LAYER,
 )
 
 LongRunSettings = compose(
@@ -222,6 +238,7 @@ LongRunSettings = compose(
     """One long GD run (Fig 2) on its stored dataset (which fixes d, δ, the draws, θ⁰, a and b):
     η, the loss, the budget and the recording; never frozen.""",
     ("activation", "lr", "link", "noise", "loss_normalisation", "steps", "escape_rho", "record_points"),
+    supported=FIRST_LAYER,
 )
 
 ConventionPlateauSettings = compose(
@@ -230,6 +247,7 @@ ConventionPlateauSettings = compose(
     MODEL,
     DATA,
     ("steps", "escape_rho", "record_points"),
+    supported=FIRST_LAYER,
 )
 
 PlateauSettings = compose(
@@ -346,7 +364,8 @@ def _merged(config, activation, section_path, section):
     section."""
     values, origin = {}, {}
     for key in CONVENTIONS:
-        values[key], origin[key] = config["defaults"][key], f"defaults.{key}"
+        values[key] = config["defaults"].get(key, OPTIONAL_CONVENTIONS.get(key))
+        origin[key] = f"defaults.{key}"
     for key, table in (("lr", "learning_rate"), ("steps", "steps")):
         if activation in config[table]:
             values[key], origin[key] = config[table][activation], f"{table}.{activation}"
