@@ -1,3 +1,4 @@
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -82,6 +83,20 @@ def test_a_sweep_cell_with_a_trained_second_layer_runs_without_the_certificate()
     trained = sweep.run_cell(replace(base, train=("theta", "a", "b")), 40, 3.0, log=lambda _: None)
     assert "certified_minimum" not in set(trained["stop_reason"])
     assert not np.allclose(trained["final_train_loss"], fixed["final_train_loss"])
+
+
+def test_a_huber_cell_trains_on_huber_loss_and_stops_by_the_floor_rule_only():
+    """(M3a): a cell with ``huber`` trains on ρ (its recorded train loss is the Huber risk of the
+    trajectory's Θ, checked against the NumPy reference for one trial) and a trial that stops at a
+    minimum does so by the floor rule (M14), never by the Kantorovich bound."""
+    settings = replace(SETTINGS, steps=400, huber=0.5, certify_check_grad=1e-2, certify_grad_floor=1e-4)
+    data, net = sweep.trial_setup(settings, 40, 3.0, 0)
+    schedule = sweep.schedule(settings, data, net)
+    assert schedule.huber == 0.5 and schedule.test_risk is None and math.isinf(schedule.certificate.safety)
+    traj = gd.run(data, net, schedule)
+    expected = network.risk(data["X"], data["y"], traj.theta, net.a, net.b, "gelu", 0.5)
+    np.testing.assert_allclose(traj.final_train_loss, expected, rtol=1e-10)
+    assert schedule.certificate.certified_by in (None, "floor")
 
 
 def test_same_cell_twice_gives_identical_arrays():

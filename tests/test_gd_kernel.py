@@ -8,9 +8,9 @@ from featlearn.model import network
 from featlearn.model.activations import activation_code
 
 
-def kernel(x, y, theta, a, b, name):
+def kernel(x, y, theta, a, b, name, huber=np.inf):
     buffers = gd_kernel.scratch(*theta.shape, x.dtype)
-    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), buffers)
+    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), buffers, huber)
     return loss, buffers.grad, buffers.grad_ab
 
 
@@ -25,6 +25,18 @@ def test_kernel_matches_numpy_reference(rng, name, m, n):
     np.testing.assert_allclose(grad, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
     ref_ab = np.array(network.gradient_second_layer(x, y, theta, a, b, name))
     np.testing.assert_allclose(grad_ab, ref_ab, rtol=1e-11, atol=1e-12 * np.abs(ref_ab).max())
+
+
+@pytest.mark.parametrize("m", [1, 3])
+def test_kernel_with_huber_loss_matches_numpy_reference(rng, m):
+    """(M3a): the kernel's ψ(e) and ρ(e) against the NumPy reference, κ_H = 0.3."""
+    x, y, theta, a, b = small_problem(rng, n=259, d=37, m=m)
+    loss, grad, grad_ab = kernel(x, y, theta, a, b, "gelu", 0.3)
+    np.testing.assert_allclose(loss, network.risk(x, y, theta, a, b, "gelu", 0.3), rtol=1e-12)
+    np.testing.assert_allclose(grad, network.gradient(x, y, theta, a, b, "gelu", 0.3), rtol=1e-11, atol=1e-14)
+    ref_ab = np.array(network.gradient_second_layer(x, y, theta, a, b, "gelu", 0.3))
+    np.testing.assert_allclose(grad_ab, ref_ab, rtol=1e-11, atol=1e-14)
+    assert loss < network.risk(x, y, theta, a, b, "gelu")  # ρ(e) < e²/2 beyond κ_H
 
 
 def test_float32_data_close_to_float64(rng):

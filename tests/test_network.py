@@ -22,6 +22,41 @@ def test_gradient_matches_finite_differences(rng, name, m):
 
 
 @pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("name", ["gelu", "quad", "tanh"])
+def test_huber_loss_gradients_and_hessian_match_finite_differences(rng, name, m):
+    """(M3a): with κ_H = 0.3 (a share of the residuals beyond it) ∇R̂, ∂R̂/∂a, ∂R̂/∂b against central
+    differences of the Huber risk, and H·V against differences of the gradient."""
+    x, y, theta, a, b = small_problem(rng, m=m)
+    huber = 0.3
+    e = network.predict(x, theta, a, b, name) - y
+    assert 0.2 < np.mean(np.abs(e) > huber) < 0.98
+    h = 1e-6
+    fd = np.empty_like(theta)
+    for idx in np.ndindex(theta.shape):
+        step = np.zeros_like(theta)
+        step[idx] = h
+        up, down = (network.risk(x, y, theta + sign * step, a, b, name, huber) for sign in (1, -1))
+        fd[idx] = (up - down) / (2 * h)
+    np.testing.assert_allclose(network.gradient(x, y, theta, a, b, name, huber), fd, rtol=1e-5, atol=1e-8)
+    grad_a, grad_b = network.gradient_second_layer(x, y, theta, a, b, name, huber)
+    step = np.zeros(m)
+    step[0] = h
+    fd_a = network.risk(x, y, theta, a + step, b, name, huber) - network.risk(
+        x, y, theta, a - step, b, name, huber
+    )
+    fd_b = network.risk(x, y, theta, a, b + step, name, huber) - network.risk(
+        x, y, theta, a, b - step, name, huber
+    )
+    np.testing.assert_allclose([grad_a[0], grad_b[0]], [fd_a / (2 * h), fd_b / (2 * h)], rtol=1e-5, atol=1e-8)
+    v = rng.standard_normal(theta.shape)
+    hv = network.hessian_vector_product(x, y, theta, a, b, name, v, huber)
+    up, down = (network.gradient(x, y, theta + sign * 1e-6 * v, a, b, name, huber) for sign in (1, -1))
+    np.testing.assert_allclose(hv, (up - down) / 2e-6, rtol=1e-4, atol=1e-7)
+    dense = network.hessian_dense(x, y, theta, a, b, name, huber)
+    np.testing.assert_allclose(dense @ v.ravel(), hv.ravel(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [1, 3])
 @pytest.mark.parametrize("name", ALL_ACTIVATIONS)
 def test_second_layer_gradient_matches_finite_differences(rng, name, m):
     """(Ga), (Gb): ∂R̂/∂a and ∂R̂/∂b against central differences of R̂."""

@@ -104,6 +104,23 @@ def test_a_trained_second_layer_is_a_sweep_option_refused_elsewhere():
     assert schema_error(bad, schema).key == "defaults.train"
 
 
+def test_huber_loss_is_a_sweep_and_designer_option_refused_elsewhere():
+    from featlearn.pipeline.checks import schema_error
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["sweeps"]["gelu"]["huber"] = 1.0
+    assert settings.sweep_settings(config, "gelu").huber == 1.0
+    assert settings.sweep_settings(config, "gelu").unsupported() == []
+    config["defaults"]["huber"] = 0.5
+    [(key, message)] = settings.fixed_point_settings(config, "gelu").unsupported()
+    assert key == "defaults.huber" and "designer" in message
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    assert (
+        schema_error({**CONFIG, "defaults": {**CONFIG["defaults"], "huber": 0}}, schema).key
+        == "defaults.huber"
+    )
+
+
 def test_readme_figure_table_is_the_manifest():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"<!-- manifest:start -->\n(.*?)\n<!-- manifest:end -->", readme, re.S).group(1)

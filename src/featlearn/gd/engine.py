@@ -20,7 +20,7 @@ import numpy as np
 from featlearn.gd import kernel as gd_kernel
 from featlearn.model import metrics
 from featlearn.model.activations import activation_code
-from featlearn.model.network import predict
+from featlearn.model.network import huber_parts, predict
 
 
 def log_grid(steps, points):
@@ -94,7 +94,9 @@ class Schedule:
     Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
     ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
     ``train`` names the trained parameters: ``("theta",)`` (a and b fixed) or with ``"a"`` and/or
-    ``"b"``; the gradient norm is then that of every trained parameter.
+    ``"b"``; the gradient norm is then that of every trained parameter.  ``huber``: the threshold
+    κ_H of Huber's loss (docs/model.md, eq. (M3a); ∞: the square loss), for the training and the
+    sampled test loss alike.
     ``test_risk`` (Θ ↦ the population risk, ``model.population``) gives the exact test loss; the
     ½-MSE on the trial's fresh test samples is recorded beside it as a check.
 
@@ -115,12 +117,15 @@ class Schedule:
     certificate: Callable[[int, np.ndarray, float, float], bool] | None = None
     test_risk: Callable[[np.ndarray], float] | None = None
     train: tuple = ("theta",)
+    huber: float = math.inf
 
     def __post_init__(self):
         if "theta" not in self.train or not set(self.train) <= {"theta", "a", "b"}:
             raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {self.train}")
         if set(self.train) != {"theta"} and (self.certificate is not None or self.test_risk is not None):
             raise ValueError("the minimum certificate and the exact test risk assume a fixed second layer")
+        if math.isfinite(self.huber) and self.test_risk is not None:
+            raise ValueError("the exact test risk is the square loss's")
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -144,7 +149,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     traj = _new_trajectory(grid, theta_star.shape[1], theta.shape[0])
     slot = {int(s): i for i, s in enumerate(grid)}
     for t in range(steps + 1):
-        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers)
+        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers, schedule.huber)
         grad *= loss_scale
         grad_ab *= loss_scale
         if restrict is not None:
@@ -166,11 +171,8 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
         )
         if t in slot or stop or t == steps:
-            sampled = (
-                loss_scale
-                * 0.5
-                * np.mean((predict(data["X_test"], theta, a, b, activation) - data["y_test"]) ** 2)
-            )
+            residual = predict(data["X_test"], theta, a, b, activation) - data["y_test"]
+            sampled = loss_scale * float(np.mean(huber_parts(residual, schedule.huber)[0]))
             exact = schedule.test_risk
             test_loss = loss_scale * exact(theta) if exact is not None else sampled
             traj.final_test_loss = test_loss

@@ -4,15 +4,17 @@ For each row x_i the kernel forms z_ij = θ_jᵀx_i + b_j, the residual e_i = f(
 g_j += e_i c_j σ′(z_ij) x_i (c_j = a_j/m) while the row is still in cache, i.e. it evaluates eq. (G) of
 ``network`` ((M6)) in a single pass over X. The same pass sums the second layer's gradients (Ga), (Gb)
 of ``network`` ((M6a)): e_i σ(z_ij)/m and e_i c_j σ′(z_ij), O(nm) beside the O(nmd) of (G), so they are
-always computed and used only when a and b are trained. Rows are taken four at a time (four dot products
-share one pass over Θ, four axpys share one pass over g), which keeps the loop memory-bound rather than
-latency-bound.
+always computed and used only when a and b are trained. With Huber's loss (docs/model.md, eq. (M3a))
+e_i is replaced by ψ(e_i) = clip(e_i, −κ_H, κ_H) in every sum. Rows are taken four at a time (four
+dot products share one pass over Θ, four axpys share one pass over g), which keeps the loop
+memory-bound rather than latency-bound.
 
 The rows are split into ``N_BLOCKS`` fixed blocks whose partial gradients are summed in block order, so
 the result is bit-identical for any number of threads. X may be float32 or float64; all arithmetic is
 float64. fastmath keeps NaN/inf semantics (no ``nnan``/``ninf``) so that a diverging trial is detected.
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -25,9 +27,10 @@ FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, values, zero):
+def _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, values, zero):
     """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj) in the dtype of X, and in float64
-    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q²."""
+    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj), with e replaced by ψ(e) of
+    Huber's loss (``threshold`` κ_H; ∞: the square loss); returns Σ_q 2ρ(e_q)."""
     m, d = theta.shape
     for j in range(m):
         th = theta[j]
@@ -58,7 +61,11 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, values, zero):
             values[q, 0, j] = s / m
             values[q, 1, j] = a_over_m[j] * ds
         e = f - y[i + q]
-        sq += e * e
+        if abs(e) <= threshold:  # 2ρ(e) and ψ(e) of Huber's loss (the square loss for κ_H = ∞)
+            sq += e * e
+        else:
+            sq += 2.0 * threshold * abs(e) - threshold * threshold
+            e = threshold if e > 0 else -threshold
         for j in range(m):
             coef[q, j] *= e
             values[q, 0, j] *= e
@@ -90,7 +97,7 @@ def _rows_accumulate(x, i, r, coef, values, g, ab):
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _risk_and_gradient(x, y, theta, a, b, code, grad, grad_ab, partial, partial_ab, zero):
+def _risk_and_gradient(x, y, theta, a, b, code, threshold, grad, grad_ab, partial, partial_ab, zero):
     n = x.shape[0]
     m = theta.shape[0]
     a_over_m = a / m
@@ -110,7 +117,7 @@ def _risk_and_gradient(x, y, theta, a, b, code, grad, grad_ab, partial, partial_
         i = lo
         while i < hi:
             r = min(4, hi - i)
-            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, z, coef, values, zero)
+            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, values, zero)
             _rows_accumulate(x, i, r, coef, values, g, ab)
             i += r
         block_sq[blk] = sq
@@ -135,15 +142,18 @@ class Scratch(NamedTuple):
     partial_ab: np.ndarray  # per-block second-layer sums, (N_BLOCKS, 2, m) float64
 
 
-def risk_and_gradient(x, y, theta, a, b, code, buffers):
+def risk_and_gradient(x, y, theta, a, b, code, buffers, huber=math.inf):
     """Write ∇_Θ R̂ (eq. G) into ``buffers.grad`` and (∇_a R̂, ∇_b R̂) (eqs. Ga, Gb) into
-    ``buffers.grad_ab``; return R̂ = (1/2n) Σ e_i².
+    ``buffers.grad_ab``; return R̂ = (1/n) Σ ρ(e_i) (ρ(e) = e²/2 for the square loss, ``huber`` = ∞;
+    Huber's loss with threshold ``huber`` otherwise, docs/model.md, eq. (M3a)).
 
     Dot products and per-block gradient sums of ∇_Θ are done in the dtype of X (Θ is rounded to
     it); activations, residuals, the second layer's sums, the block reduction and the result are
     float64.  ``buffers`` come from :func:`scratch`.
     """
-    return _risk_and_gradient(x, y, theta.astype(x.dtype), a, b, code, *buffers, x.dtype.type(0))
+    return _risk_and_gradient(
+        x, y, theta.astype(x.dtype), a, b, code, float(huber), *buffers, x.dtype.type(0)
+    )
 
 
 def scratch(m, d, dtype=np.float64):

@@ -7,6 +7,7 @@ turns it into independent streams for training data, test data and initialisatio
 can be regenerated bit for bit with :func:`trial_setup`.
 """
 
+import math
 import time
 
 import numpy as np
@@ -18,6 +19,7 @@ from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
 from featlearn.model import population, seeds
 from featlearn.model.links import get_link
+from featlearn.model.loss import huber_threshold
 from featlearn.spectral import method as spectral
 
 
@@ -100,9 +102,11 @@ def certificate(settings, data, net, loss_scale):
     if check_grad is None:
         return None
 
+    huber = huber_threshold(settings)
+
     def bottom(theta, start):
         return hessian.bottom_eigenpair(
-            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-4
+            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-4, huber=huber
         )
 
     return MinimumCertificate(
@@ -111,7 +115,9 @@ def certificate(settings, data, net, loss_scale):
         loss_scale=loss_scale,
         check_grad=check_grad,
         check_every=settings.certify_every,
-        safety=settings.certify_safety,
+        # Huber's loss has a Hessian that jumps where a residual crosses ±κ_H: no Lipschitz constant,
+        # so no Kantorovich certificate (M13); the floor rule (M14) alone stops its failed trials
+        safety=settings.certify_safety if math.isinf(huber) else math.inf,
         rho_tol=settings.certify_rho_tol,
         rho_low=min(settings.escape_rho, settings.success_rho),
         rho_high=settings.success_rho,
@@ -138,6 +144,7 @@ def schedule(settings, data, net, freeze=True):
     a trial runs until it escapes or its budget ends, and its test loss is sampled)."""
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
+    huber = huber_threshold(settings)
     fixed_layer = set(train) == {"theta"}
     return gd.Schedule(
         lr=settings.lr,
@@ -147,8 +154,9 @@ def schedule(settings, data, net, freeze=True):
         escape_rho=settings.escape_rho,
         loss_scale=scale,
         certificate=certificate(settings, data, net, scale) if fixed_layer else None,
-        test_risk=population_risk_of(settings, data, net) if fixed_layer else None,
+        test_risk=population_risk_of(settings, data, net) if fixed_layer and math.isinf(huber) else None,
         train=train,
+        huber=huber,
     )
 
 

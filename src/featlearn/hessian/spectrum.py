@@ -16,6 +16,7 @@ Eigenpairs: dense ``eigh`` of the explicit matrix when md ≤ ``dense_max``, els
 out of the way by adding ``shift``·P_hard, so no spurious zero eigenvalues appear.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,15 +47,15 @@ def _lift(u, m):
     return basis
 
 
-def hessian_matrix(x, y, theta, a, b, activation):
-    """The explicit md×md Hessian (eq. H)."""
-    return network.hessian_dense(x, y, theta, a, b, activation)
+def hessian_matrix(x, y, theta, a, b, activation, huber=math.inf):
+    """The explicit md×md Hessian (eq. H; of Huber's loss with threshold ``huber`` when finite)."""
+    return network.hessian_dense(x, y, theta, a, b, activation, huber)
 
 
-def hessian_operator(x, y, theta, a, b, activation):
+def hessian_operator(x, y, theta, a, b, activation, huber=math.inf):
     """Matrix-free H as a LinearOperator on vectors of length md (neuron-major)."""
     m, d = theta.shape
-    product = network.hessian_at(x, y, theta, a, b, activation)
+    product = network.hessian_at(x, y, theta, a, b, activation, huber)
 
     def matvec(v):
         return product(v.reshape(m, d)).ravel()
@@ -120,10 +121,10 @@ def spectrum(x, y, theta, a, b, activation, hard, k=3, dense_max=DENSE_MAX, tol=
     return spectrum_of(hmat, _lift(hard, m), k, tol)
 
 
-def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8):
+def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8, huber=math.inf):
     """(λ_min, v) of the Hessian at Θ by Lanczos on the matrix-free operator (one HVP per
     iteration), started from ``v0`` (a previous eigenvector) or the fixed start of :func:`_bottom`."""
-    vals, vecs = _bottom(hessian_operator(x, y, theta, a, b, activation), 1, tol, v0)
+    vals, vecs = _bottom(hessian_operator(x, y, theta, a, b, activation, huber), 1, tol, v0)
     return float(vals[0]), vecs[:, 0]
 
 

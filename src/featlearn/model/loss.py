@@ -1,11 +1,19 @@
-"""Single-neuron square loss and its z-derivatives, one definition for the theory and the checks
-(docs/model.md, the per-sample Hessian weight after eq. (M7)).
+"""Single-neuron loss and its z-derivatives, one definition for the theory and the checks
+(docs/model.md, eq. (M3a) and the per-sample Hessian weight after eq. (M7)).
 
-ℓ(y, z) = (aσ(z + b) − y)²/2,   ℓ′ = e·aσ′(z + b),   ℓ″ = w = (aσ′(z + b))² + e·aσ″(z + b),
-with e = aσ(z + b) − y (the restricted GD residual r = ℓ′ and the Hessian weight w = ℓ″ of
+With the residual e = aσ(z + b) − y, the loss is the square loss or Huber's loss with threshold
+κ_H (``huber``; κ_H = ∞ is the square loss):
+
+    ρ(e) = e²/2 (|e| ≤ κ_H),  κ_H|e| − κ_H²/2 (|e| > κ_H),   ψ(e) = ρ′(e) = clip(e, −κ_H, κ_H),
+
+    ℓ(y, z) = ρ(e),   ℓ′ = ψ(e)·aσ′(z + b),   ℓ″ = w = 1[|e| ≤ κ_H]·(aσ′(z + b))² + ψ(e)·aσ″(z + b)
+
+(ℓ″ almost everywhere; the restricted GD residual r = ℓ′ and the Hessian weight w = ℓ″ of
 docs/dmft.md, eq. (D5), and docs/outlier.md, eq. (O1)).  :func:`derivatives` is the numba scalar
 (used inside the fixed point's prox); :func:`loss_derivatives` applies it elementwise to arrays.
 """
+
+import math
 
 import numpy as np
 from numba import njit
@@ -14,26 +22,44 @@ from featlearn.model.activations import activation, activation_code
 
 
 @njit(cache=True)
-def derivatives(code, a, b, y, z):
-    """(ℓ, ℓ′, ℓ″) at one (y, z) for the activation with integer ``code``."""
-    s, ds, d2s = activation(code, z + b)
-    e = a * s - y
-    return 0.5 * e * e, e * a * ds, (a * ds) ** 2 + e * a * d2s
+def huber(e, threshold):
+    """(ρ(e), ψ(e), ρ″(e)) of Huber's loss with threshold κ_H (the square loss for κ_H = ∞)."""
+    if abs(e) <= threshold:
+        return 0.5 * e * e, e, 1.0
+    psi = threshold if e > 0 else -threshold
+    return threshold * abs(e) - 0.5 * threshold * threshold, psi, 0.0
 
 
 @njit(cache=True)
-def _derivative_arrays(code, a, b, y, z):
+def derivatives(code, a, b, y, z, threshold=math.inf):
+    """(ℓ, ℓ′, ℓ″) at one (y, z) for the activation with integer ``code``."""
+    s, ds, d2s = activation(code, z + b)
+    rho, psi, curvature = huber(a * s - y, threshold)
+    return rho, psi * a * ds, curvature * (a * ds) ** 2 + psi * a * d2s
+
+
+@njit(cache=True)
+def _derivative_arrays(code, a, b, y, z, threshold):
     ell, d1, d2 = np.empty(z.size), np.empty(z.size), np.empty(z.size)
     for i in range(z.size):
-        ell[i], d1[i], d2[i] = derivatives(code, a, b, y[i], z[i])
+        ell[i], d1[i], d2[i] = derivatives(code, a, b, y[i], z[i], threshold)
     return ell, d1, d2
 
 
-def loss_derivatives(activation_name, a, b, y, z):
+def loss_derivatives(activation_name, a, b, y, z, huber_threshold=math.inf):
     """(ℓ, ℓ′, ℓ″) arrays for arrays y, z of the same shape (1-d)."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     z = np.ascontiguousarray(z, dtype=np.float64)
-    return _derivative_arrays(activation_code(activation_name), float(a), float(b), y, z)
+    return _derivative_arrays(
+        activation_code(activation_name), float(a), float(b), y, z, float(huber_threshold)
+    )
+
+
+def huber_threshold(settings):
+    """κ_H of the loss of a settings object: its ``huber``, or ∞ (the square loss) when None or when
+    the settings have no such field."""
+    value = getattr(settings, "huber", None)
+    return math.inf if value is None else float(value)
 
 
 def warm():

@@ -3,8 +3,10 @@ docs/model.md, eqs. (M2), (M3), (M6), (M7).
 
 f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained; a and b fixed or
 trained (``train``, docs/model.md, eq. (M6a)).
-Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))².  With z_ij = θ_jᵀx_i + b_j, residual
-e_i = f(x_i) − y_i and c_j = a_j/m:
+Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))², or (1/n) Σ_i ρ(f(x_i) − y_i) with Huber's ρ of
+threshold κ_H (``huber``; docs/model.md, eq. (M3a)), ψ = ρ′ = clip(·, −κ_H, κ_H); the formulas below
+are the square loss's, and with Huber's e_i becomes ψ(e_i) and the first term of (H) gains the factor
+ρ″(e_i) = 1[|e_i| ≤ κ_H] ((M3a)).  With z_ij = θ_jᵀx_i + b_j, residual e_i = f(x_i) − y_i and c_j = a_j/m:
 
   ∇_{θ_j} R̂ = (1/n) Σ_i e_i c_j σ′(z_ij) x_i                                         (G)
   ∂R̂/∂a_j = (1/n) Σ_i e_i σ(z_ij)/m,   ∂R̂/∂b_j = (1/n) Σ_i e_i c_j σ′(z_ij)          (Ga), (Gb)
@@ -14,6 +16,8 @@ For m = 1, a = 1: H = (1/n) Xᵀ diag(w) X with w_i = σ′(z_i)² + (σ(z_i) �
 The code labels (G) and (H) are (M6) and (M7) of docs/model.md.
 These plain implementations are the references the numba kernels are tested against.
 """
+
+import math
 
 import numpy as np
 
@@ -31,66 +35,76 @@ def predict(x, theta, a, b, activation):
     return s @ a / theta.shape[0]
 
 
-def risk(x, y, theta, a, b, activation):
-    """R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))²."""
-    return 0.5 * np.mean((predict(x, theta, a, b, activation) - y) ** 2)
+def huber_parts(e, huber=math.inf):
+    """(ρ(e), ψ(e), ρ″(e)) of Huber's loss with threshold ``huber`` elementwise (the square loss's
+    e²/2, e, 1 for ``huber`` = ∞)."""
+    inside = np.abs(e) <= huber
+    rho = (
+        np.where(inside, 0.5 * e**2, huber * np.abs(e) - 0.5 * huber**2) if np.isfinite(huber) else 0.5 * e**2
+    )
+    return rho, np.clip(e, -huber, huber), inside.astype(np.float64)
 
 
-def gradient(x, y, theta, a, b, activation):
+def risk(x, y, theta, a, b, activation, huber=math.inf):
+    """R̂(Θ) = (1/n) Σ_i ρ(f(x_i) − y_i) (the square loss's (1/2n) Σ_i (y_i − f(x_i))² for ``huber`` = ∞)."""
+    return float(np.mean(huber_parts(predict(x, theta, a, b, activation) - y, huber)[0]))
+
+
+def gradient(x, y, theta, a, b, activation, huber=math.inf):
     """∇R̂(Θ) by (G), shape (m, d)."""
     x = np.asarray(x, dtype=np.float64)
     s, ds, _ = evaluate(activation, preactivations(x, theta, b))
     c = a / theta.shape[0]
-    e = s @ c - y
-    return (e[:, None] * ds * c).T @ x / x.shape[0]
+    psi = huber_parts(s @ c - y, huber)[1]
+    return (psi[:, None] * ds * c).T @ x / x.shape[0]
 
 
-def gradient_second_layer(x, y, theta, a, b, activation):
+def gradient_second_layer(x, y, theta, a, b, activation, huber=math.inf):
     """(∂R̂/∂a, ∂R̂/∂b) by (Ga), (Gb), each of shape (m,)."""
     s, ds, _ = evaluate(activation, preactivations(x, theta, b))
     m = theta.shape[0]
-    e = s @ (a / m) - y
-    return e @ s / (m * e.size), e @ ds * (a / m) / e.size
+    psi = huber_parts(s @ (a / m) - y, huber)[1]
+    return psi @ s / (m * psi.size), psi @ ds * (a / m) / psi.size
 
 
-def hessian_at(x, y, theta, a, b, activation):
+def hessian_at(x, y, theta, a, b, activation, huber=math.inf):
     """V ↦ ∇²R̂(Θ)·V by (H) at a fixed Θ, without forming the md×md matrix (V and the result have
     shape (m, d)).  The per-sample factors c_jσ′(z_ij) and e_i c_jσ″(z_ij) are computed once, so each
     product is two passes over X, U = XVᵀ and Xᵀ(coefficients), in X's own dtype (float32 X is not
     copied to float64 for every product)."""
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / theta.shape[0]
-    e = s @ c - y
+    _, psi, curvature = huber_parts(s @ c - y, huber)
     first = ds * c  # c_j σ′(z_ij)
-    second = e[:, None] * c * d2s  # e_i c_j σ″(z_ij)
+    second = psi[:, None] * c * d2s  # ψ(e_i) c_j σ″(z_ij)
     n = x.shape[0]
 
     def product(v):
         u = x @ v.T.astype(x.dtype)  # u_ij = x_iᵀ v_j
-        coeff = first * (u * first).sum(axis=1)[:, None] + second * u
+        coeff = first * (curvature * (u * first).sum(axis=1))[:, None] + second * u
         return np.asarray(coeff.T.astype(x.dtype) @ x, dtype=np.float64) / n
 
     return product
 
 
-def hessian_vector_product(x, y, theta, a, b, activation, v):
+def hessian_vector_product(x, y, theta, a, b, activation, v, huber=math.inf):
     """∇²R̂(Θ)·V by (H) (:func:`hessian_at` for one V)."""
-    return hessian_at(x, y, theta, a, b, activation)(v)
+    return hessian_at(x, y, theta, a, b, activation, huber)(v)
 
 
-def hessian_dense(x, y, theta, a, b, activation):
+def hessian_dense(x, y, theta, a, b, activation, huber=math.inf):
     """The md×md Hessian (H), blocks ordered (θ_1, …, θ_m); for small problems and tests."""
     x = np.asarray(x, dtype=np.float64)
     n, d = x.shape
     m = theta.shape[0]
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / m
-    e = s @ c - y
+    _, psi, curvature = huber_parts(s @ c - y, huber)
     hess = np.empty((m * d, m * d))
     for j in range(m):
         for k in range(m):
-            w = c[j] * c[k] * ds[:, j] * ds[:, k]
+            w = curvature * c[j] * c[k] * ds[:, j] * ds[:, k]
             if j == k:
-                w = w + e * c[j] * d2s[:, j]
+                w = w + psi * c[j] * d2s[:, j]
             hess[j * d : (j + 1) * d, k * d : (k + 1) * d] = (x * w[:, None]).T @ x / n
     return hess

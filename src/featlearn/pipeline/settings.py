@@ -40,10 +40,11 @@ CONVENTIONS = (
     "success_rho",
     "record_points",
     "train",
+    "huber",
 )
 """The model/data/training conventions of ``defaults`` (docs/model.md)."""
 
-OPTIONAL_CONVENTIONS = {"train": ("theta",)}
+OPTIONAL_CONVENTIONS = {"train": ("theta",), "huber": None}
 """Conventions ``defaults`` may leave out, with their value then."""
 
 MODEL = (
@@ -182,12 +183,18 @@ def _first_layer_only(value):
     return tuple(value) == ("theta",)
 
 
-RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",), "train": _first_layer_only}
+def _square_loss(value):
+    """huber: null (the square loss): Huber's loss is implemented in the GD sweeps and the designer"""
+    return value is None
+
+
+PLAIN_MODEL = {"train": _first_layer_only, "huber": _square_loss}
+"""Jobs that implement neither a trained second layer nor Huber's loss."""
+
+RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",), **PLAIN_MODEL}
 """Restricted GD (hard component projected out) starts from a random init and descends the plain
 ½-MSE: its Hessian is that of R̂, not of R̂/Var y; its Hessian and the theory are those of Θ alone
-(a and b fixed)."""
-
-FIRST_LAYER = {"train": _first_layer_only}
+(a and b fixed) and of the square loss."""
 
 THEORY = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
 """The DMFT describes restricted GD of one neuron from a random init on the plain ½-MSE; its law
@@ -201,7 +208,8 @@ SweepSettings = compose(
     "SweepSettings",
     """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
-    the layers ``train`` (docs/model.md, eq. (M4a)); a trial that has not escaped stops at a certified
+    the layers ``train`` (docs/model.md, eq. (M4a)) on the loss ``huber`` (None: the square loss;
+    else Huber's threshold κ_H, (M3a)); a trial that has not escaped stops at a certified
     local minimum (with a fixed second layer only: the certificate's Hessian is that of Θ;
     docs/model.md, eq. (M13): Hessian checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least
     ``certify_every`` steps apart,
@@ -212,6 +220,7 @@ SweepSettings = compose(
     RECORDING,
     (
         "train",
+        "huber",
         "steps",
         "first_trial",
         "trials",
@@ -230,7 +239,7 @@ DatasetSettings = compose(
     DATA,
     ("d", "delta"),
     without=("lr", "loss_normalisation"),
-    supported=FIRST_LAYER,
+    supported=PLAIN_MODEL,
 )
 
 LongRunSettings = compose(
@@ -238,7 +247,7 @@ LongRunSettings = compose(
     """One long GD run (Fig 2) on its stored dataset (which fixes d, δ, the draws, θ⁰, a and b):
     η, the loss, the budget and the recording; never frozen.""",
     ("activation", "lr", "link", "noise", "loss_normalisation", "steps", "escape_rho", "record_points"),
-    supported=FIRST_LAYER,
+    supported=PLAIN_MODEL,
 )
 
 ConventionPlateauSettings = compose(
@@ -247,7 +256,7 @@ ConventionPlateauSettings = compose(
     MODEL,
     DATA,
     ("steps", "escape_rho", "record_points"),
-    supported=FIRST_LAYER,
+    supported=PLAIN_MODEL,
 )
 
 PlateauSettings = compose(
@@ -291,10 +300,12 @@ FixedPointSettings = compose(
 DesignSettings = compose(
     "DesignSettings",
     """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
-    the link, a, b, r₀) whose static fixed point needs a noiseless target.""",
+    the link, a, b, r₀ and the loss: square, or Huber's with threshold ``huber``) whose static fixed
+    point needs a noiseless target.""",
     MODEL,
+    ("huber",),
     without=_FIXED_BY_THEORY,
-    supported={**THEORY, "noise": _noiseless},
+    supported={**{k: v for k, v in THEORY.items() if k != "huber"}, "noise": _noiseless},
 )
 
 DesignFamilySettings = compose(

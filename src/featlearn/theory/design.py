@@ -25,6 +25,7 @@ import time
 import numpy as np
 from scipy import optimize
 
+from featlearn.model.loss import huber_threshold
 from featlearn.theory.delta_nn import dmft_model
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
@@ -34,7 +35,9 @@ class FixedPointMargin:
     """M(δ) and the AT value of the fixed point of one design, warm started from the last solve."""
 
     def __init__(self, settings, nodes):
-        self.solver = FixedPointSolver(settings.activation, settings.link, settings.a, settings.b, nodes)
+        self.solver = FixedPointSolver(
+            settings.activation, settings.link, settings.a, settings.b, nodes, huber_threshold(settings)
+        )
         self.start = None
 
     def __call__(self, delta):

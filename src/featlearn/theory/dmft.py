@@ -53,7 +53,7 @@ from scipy import special
 from featlearn.model import seeds
 from featlearn.model.activations import evaluate
 from featlearn.model.links import get_link
-from featlearn.model.loss import loss_derivatives
+from featlearn.model.loss import huber_threshold, loss_derivatives
 
 _BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
 
@@ -191,6 +191,7 @@ def solve(
     kick=0,
     twins=False,
     train=("theta",),
+    huber=math.inf,
 ):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
@@ -210,7 +211,8 @@ def solve(
     forcing of m (docs/escape.md, "Twin paths" before eq. (E9)).  ``paths`` must then be even.
 
     ``train``: the trained layers, ``("theta",)`` or with "a" and/or "b" ((D13): a^t and b^t move by
-    the path averages of ∂ℓ/∂a and ∂ℓ/∂b).
+    the path averages of ∂ℓ/∂a and ∂ℓ/∂b).  ``huber``: Huber's threshold κ_H of the loss (∞: the
+    square loss; docs/model.md, eq. (M3a)).
     """
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
     if twins:
@@ -244,7 +246,7 @@ def solve(
         z = m * g + r_theta[t, 0] * u0 - push[:, :t] @ rt
         overlap[t] = m
         norm2[t] = m**2 + r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
-        ell, r, w = loss_derivatives(activation, a_t[t], b_t[t], y, z)
+        ell, r, w = loss_derivatives(activation, a_t[t], b_t[t], y, z, huber)
         loss[t], h11[t], yw[t], gr[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w), np.mean(g * r)
         r_paths[t], w_paths[:, t] = r, w
         coef = -(lr / delta) * rt
@@ -260,7 +262,7 @@ def solve(
         if m != 0.0:
             m -= lr * float(gr[t])
         if t + 1 < big_t:
-            a_t[t + 1], b_t[t + 1] = _second_layer_step(activation, a_t[t], b_t[t], y, z, r, lr, train)
+            a_t[t + 1], b_t[t + 1] = _second_layer_step(activation, a_t[t], b_t[t], y, z, r, lr, train, huber)
     return DMFTResult(
         delta=float(delta),
         lr=float(lr),
@@ -283,12 +285,12 @@ def solve(
     )
 
 
-def _second_layer_step(activation, a, b, y, z, r, lr, train):
-    """(a^{t+1}, b^{t+1}) by (D13): a − η E[(aσ(z + b) − y) σ(z + b)] and b − η E[r] for the trained
-    layers; the others unchanged."""
+def _second_layer_step(activation, a, b, y, z, r, lr, train, huber):
+    """(a^{t+1}, b^{t+1}) by (D13): a − η E[ψ(aσ(z + b) − y) σ(z + b)] and b − η E[r] for the trained
+    layers (ψ(e) = e for the square loss); the others unchanged."""
     if "a" in train:
         s, _, _ = evaluate(activation, z + b)
-        a_next = a - lr * float(np.mean((a * s - y) * s))
+        a_next = a - lr * float(np.mean(np.clip(a * s - y, -huber, huber) * s))
     else:
         a_next = a
     return a_next, (b - lr * float(np.mean(r))) if "b" in train else b
@@ -310,6 +312,7 @@ def solve_for(settings, delta, steps, paths, identity, **signal):
         b=s.b,
         r0=s.r0,
         noise=s.noise,
+        huber=huber_threshold(s),
         **signal,
     )
 

@@ -50,24 +50,24 @@ class FixedPoint:
 
 
 @njit(parallel=True, cache=True)
-def prox(code, a, b, y, omega, kappa, scan=128):
+def prox(code, a, b, y, omega, kappa, threshold=math.inf, scan=128):
     """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z)."""
     n = y.size
     z = np.empty(n)
     w = np.empty(n)
     for i in prange(n):
-        ell0, _, _ = derivatives(code, a, b, y[i], omega[i])
+        ell0, _, _ = derivatives(code, a, b, y[i], omega[i], threshold)
         radius = math.sqrt(2.0 * kappa * ell0) + 1e-12
         best, best_u = ell0, omega[i]
         for j in range(scan + 1):
             u = omega[i] - radius + 2.0 * radius * j / scan
-            ell, _, _ = derivatives(code, a, b, y[i], u)
+            ell, _, _ = derivatives(code, a, b, y[i], u, threshold)
             f = ell + (u - omega[i]) ** 2 / (2.0 * kappa)
             if f < best:
                 best, best_u = f, u
         u = best_u
         for _ in range(50):  # Newton on F′(u) = ℓ′ + (u − ω)/κ, guarded by F″ > 0
-            _, d1, d2 = derivatives(code, a, b, y[i], u)
+            _, d1, d2 = derivatives(code, a, b, y[i], u, threshold)
             hess = d2 + 1.0 / kappa
             if hess <= 0.0:
                 break
@@ -76,14 +76,15 @@ def prox(code, a, b, y, omega, kappa, scan=128):
             if abs(step) < 1e-13 * (1.0 + abs(u)):
                 break
         z[i] = u
-        _, _, w[i] = derivatives(code, a, b, y[i], u)
+        _, _, w[i] = derivatives(code, a, b, y[i], u, threshold)
     return z, w
 
 
 class FixedPointSolver:
-    """Solves (O11) and (O12) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g)."""
+    """Solves (O11) and (O12) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g), for
+    the square loss or Huber's loss with threshold ``huber`` (docs/model.md, eq. (M3a))."""
 
-    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80):
+    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80, huber=math.inf):
         lk = get_link(link)
         if lk.k != 1:
             raise ValueError(
@@ -93,7 +94,7 @@ class FixedPointSolver:
         wq = wq / wq.sum()
         self.activation = activation_name
         self.code = activation_code(activation_name)
-        self.a, self.b = float(a), float(b)
+        self.a, self.b, self.huber = float(a), float(b), float(huber)
         xi, g = np.meshgrid(x, x, indexing="ij")
         self.xi, self.g = xi.ravel(), g.ravel()
         self.weights = np.outer(wq, wq).ravel()
@@ -102,7 +103,7 @@ class FixedPointSolver:
     def law(self, kappa, q):
         """(z, w, ω) at the quadrature nodes for given (κ, q)."""
         omega = math.sqrt(q) * self.xi
-        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa)
+        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa, self.huber)
         return z, w, omega
 
     def _mean(self, values):
@@ -171,7 +172,7 @@ class FixedPointSolver:
 
     def _result(self, delta, kappa, q):
         z, w, _ = self.law(kappa, q)
-        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z)
+        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z, self.huber)
         ratio = kappa * w / (1.0 + kappa * w)
         return FixedPoint(
             delta=float(delta),
