@@ -113,7 +113,7 @@ def test_huber_loss_is_a_sweep_and_designer_option_refused_elsewhere():
     assert settings.sweep_settings(config, "gelu").unsupported() == []
     config["defaults"]["huber"] = 0.5
     [(key, message)] = settings.fixed_point_settings(config, "gelu").unsupported()
-    assert key == "defaults.huber" and "designer" in message
+    assert key == "defaults.huber" and "designs" in message
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     assert (
         schema_error({**CONFIG, "defaults": {**CONFIG["defaults"], "huber": 0}}, schema).key
@@ -196,3 +196,28 @@ def test_a_schema_error_names_the_broken_bound_not_the_composite_keyword():
     assert schema_error(unknown, schema).key == "defaults" and "learning_rat" in str(
         schema_error(unknown, schema)
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "accepting"),
+    [
+        ("train", ["theta", "a", "b"], {"sweep_block"}),
+        ("huber", 1.0, {"sweep_block", "design_theory"}),
+    ],
+)
+def test_every_job_kind_that_does_not_implement_train_or_huber_refuses_it(key, value, accepting):
+    """Set in ``defaults`` (the designer overlay included, so that its kinds are built), ``train`` and
+    ``huber`` are refused by every kind of job outside ``accepting`` that trains a model (the spectral
+    method's overlap has none), naming ``defaults.<key>``."""
+    from featlearn.pipeline import jobs
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    design = yaml.safe_load((ROOT / "workflow" / "configs" / "design.yaml").read_text())
+    config = {**config, **design, "activations": {**config.get("activations", {}), **design["activations"]}}
+    config["defaults"][key] = value
+    refusing, accepted = set(), set()
+    for job in jobs.compute_jobs(config):
+        keys = [k for k, _ in job.settings.unsupported()]
+        (refusing if f"defaults.{key}" in keys else accepted).add(job.kind.rule)
+    assert accepted - {"spectral_overlap"} == accepting
+    assert refusing and not refusing & accepting

@@ -1,7 +1,8 @@
 """The ``warm()`` functions of the package's modules together compile every numba kernel that Python
-calls (no job compiles one itself); helper kernels called only from other kernels are compiled
-into those.  The kernels are cached where the job says (``io.job.use_kernel_cache``), which works
-only before numba is imported: no script imports it earlier.
+calls (no job compiles one itself); helper kernels called only from other kernels (directly or
+through other helpers) are compiled into those.  The kernels are cached where the job says
+(``io.job.use_kernel_cache``), which works only before numba is imported: no script imports it
+earlier.
 
 Run in a fresh interpreter: other tests in this process compile kernels too.
 """
@@ -31,8 +32,15 @@ assert len(kernels) >= 8, sorted(kernels)
 if SKIP:
     names.remove("featlearn.theory.dmft")
 warm_modules(names, log=lambda _: None)
-compiled = [k for k in kernels.values() if k.signatures]
-callees = {name for k in compiled for name in k.py_func.__code__.co_names}
+by_short = {}
+for n, k in kernels.items():
+    by_short.setdefault(n.rsplit(".", 1)[1], []).append(k)
+reached = [k for k in kernels.values() if k.signatures]
+callees = set()
+while reached:  # helpers of helpers: the callees' callees, transitively
+    names_called = {name for k in reached for name in k.py_func.__code__.co_names} - callees
+    callees |= names_called
+    reached = [k for name in names_called for k in by_short.get(name, ())]
 missing = [n for n, k in kernels.items() if not k.signatures and n.rsplit(".", 1)[1] not in callees]
 print("MISSING", missing)
 """

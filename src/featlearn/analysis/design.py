@@ -27,6 +27,7 @@ def theory_row(name, settings, out):
     bound), "none" without a minimum."""
     row = {"design": name, "activation": settings.activation, "a": settings.a, "b": settings.b}
     row |= {"r0": settings.r0, "lr": settings.lr, "link": settings.link}
+    row["huber"] = np.nan if settings.huber is None else float(settings.huber)  # NaN: the square loss
     row["delta_nn_inf"] = float(out["delta_nn_inf"])
     row["long_time_status"] = str(out["status"])
     row["at_value"] = float(out["at_value"])
@@ -153,6 +154,7 @@ def family_row(family):
         "r0": np.nan,
         "lr": np.nan,
         "link": settings["link"],
+        "huber": np.nan,
         "delta_nn_inf": float(best["delta_nn_inf"]),
         "long_time_status": best["status"],
         "at_value": float(best["at_value"]),

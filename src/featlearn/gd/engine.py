@@ -1,5 +1,5 @@
-"""Full-batch gradient descent on the empirical square loss, with recording (docs/model.md, eq. (M4); the
-alignment (M8); "Recording, early stopping and test loss").
+"""Full-batch gradient descent on the empirical square (or Huber's) loss, with recording (docs/model.md,
+eq. (M4); the alignment (M8); "Recording, early stopping and test loss").
 
 Θ^{t+1} = Θ^t − η·s·∇R̂(Θ^t), with s = 1 (or 1/Var(y) when the loss is normalised by the variance of y);
 with a trainable second layer (``Schedule.train``, docs/model.md, eq. (M4a)) a and b take the same step
@@ -20,7 +20,7 @@ import numpy as np
 from featlearn.gd import kernel as gd_kernel
 from featlearn.model import metrics
 from featlearn.model.activations import activation_code
-from featlearn.model.network import huber_parts, predict
+from featlearn.model.network import check_train, huber_parts, predict
 
 
 def log_grid(steps, points):
@@ -36,7 +36,7 @@ class Trajectory:
     steps: np.ndarray
     train_loss: np.ndarray
     test_loss: np.ndarray  # the population risk (exact) when the schedule has one, else sampled
-    sampled_test_loss: np.ndarray  # ½-MSE on the trial's fresh test samples (a check)
+    sampled_test_loss: np.ndarray  # the loss (½-MSE, or Huber's ρ) on the trial's fresh test samples
     rho: np.ndarray
     norm: np.ndarray
     grad_norm: np.ndarray
@@ -54,8 +54,8 @@ class Trajectory:
     diverged: bool = False
     stop_reason: str = "budget"  # budget | frozen | converged | certified_minimum | diverged
     theta: np.ndarray = field(default=None, repr=False)
-    a: np.ndarray = field(default=None, repr=False)  # the second layer at the end (a⁰, b⁰ if fixed)
-    b: np.ndarray = field(default=None, repr=False)
+    final_a: np.ndarray = field(default=None, repr=False)  # the second layer at the end (a⁰, b⁰ if fixed)
+    final_b: np.ndarray = field(default=None, repr=False)
 
 
 def _new_trajectory(grid, k, m):
@@ -97,8 +97,8 @@ class Schedule:
     ``"b"``; the gradient norm is then that of every trained parameter.  ``huber``: the threshold
     κ_H of Huber's loss (docs/model.md, eq. (M3a); ∞: the square loss), for the training and the
     sampled test loss alike.
-    ``test_risk`` (Θ ↦ the population risk, ``model.population``) gives the exact test loss; the
-    ½-MSE on the trial's fresh test samples is recorded beside it as a check.
+    ``test_risk`` ((Θ, a, b) ↦ the population risk, ``model.population``) gives the exact test loss;
+    the loss on the trial's fresh test samples is recorded beside it as a check.
 
     Certified early stopping: with ``certificate`` (a ``gd.certificate.MinimumCertificate``), a
     trial stops with ``stop_reason = "certified_minimum"`` once the certificate proves a strict
@@ -115,15 +115,14 @@ class Schedule:
     restrict: np.ndarray | None = None
     grad_tol: float | None = None
     certificate: Callable[[int, np.ndarray, float, float], bool] | None = None
-    test_risk: Callable[[np.ndarray], float] | None = None
+    test_risk: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None
     train: tuple = ("theta",)
     huber: float = math.inf
 
     def __post_init__(self):
-        if "theta" not in self.train or not set(self.train) <= {"theta", "a", "b"}:
-            raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {self.train}")
-        if set(self.train) != {"theta"} and (self.certificate is not None or self.test_risk is not None):
-            raise ValueError("the minimum certificate and the exact test risk assume a fixed second layer")
+        check_train(self.train)
+        if set(self.train) != {"theta"} and self.certificate is not None:
+            raise ValueError("the minimum certificate assumes a fixed second layer")
         if math.isfinite(self.huber) and self.test_risk is not None:
             raise ValueError("the exact test risk is the square loss's")
 
@@ -131,8 +130,10 @@ class Schedule:
 def run(data, net, schedule, *, progress=None, checkpoint=None):
     """Run GD from ``net`` on ``data`` (see ``model.data.trial_data``) as ``schedule`` says; return
     a Trajectory.  ``progress(t)`` is called every step and ``checkpoint(t, Θ)`` at every
-    recorded grid step, if given.
+    recorded grid step, if given (with the second layer fixed: the checkpoints read Θ alone).
     """
+    if checkpoint is not None and set(schedule.train) != {"theta"}:
+        raise ValueError("checkpoints see Θ alone: they need a fixed second layer")
     activation, lr, steps, grid = net.activation, schedule.lr, schedule.steps, schedule.grid
     freeze_rho, escape_rho, loss_scale = schedule.freeze_rho, schedule.escape_rho, schedule.loss_scale
     restrict, grad_tol = schedule.restrict, schedule.grad_tol
@@ -174,7 +175,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             residual = predict(data["X_test"], theta, a, b, activation) - data["y_test"]
             sampled = loss_scale * float(np.mean(huber_parts(residual, schedule.huber)[0]))
             exact = schedule.test_risk
-            test_loss = loss_scale * exact(theta) if exact is not None else sampled
+            test_loss = loss_scale * exact(theta, a, b) if exact is not None else sampled
             traj.final_test_loss = test_loss
             if t in slot:
                 i = slot[t]
@@ -198,5 +199,5 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             b -= lr * grad_ab[1]
         if progress is not None:
             progress(t)
-    traj.theta, traj.a, traj.b = theta, a, b
+    traj.theta, traj.final_a, traj.final_b = theta, a, b
     return traj

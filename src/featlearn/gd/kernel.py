@@ -21,16 +21,65 @@ import numpy as np
 from numba import njit, prange
 
 from featlearn.model.activations import activation
+from featlearn.model.loss import huber
 
 N_BLOCKS = 64
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 
 @njit(cache=True, fastmath=FASTMATH)
+def _row_output(q, b, a_over_m, code, z, coef, values):
+    """f(x_q) = Σ_j c_j σ(z_qj); sets coef[q, j] = c_j σ′(z_qj), values[q] = (σ(z_qj)/m, c_j σ′(z_qj))."""
+    m = z.shape[1]
+    f = 0.0
+    for j in range(m):
+        s, ds, _ = activation(code, z[q, j] + b[j])
+        f += a_over_m[j] * s
+        coef[q, j] = a_over_m[j] * ds
+        values[q, 0, j] = s / m
+        values[q, 1, j] = a_over_m[j] * ds
+    return f
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _scale_row(q, factor, coef, values):
+    """Row q of coef and values times the row's residual factor (e, or ψ(e))."""
+    for j in range(coef.shape[1]):
+        coef[q, j] *= factor
+        values[q, 0, j] *= factor
+        values[q, 1, j] *= factor
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _square_residuals(i, r, b, a_over_m, code, y, z, coef, values):
+    """The square loss's residuals of rows i..i+r−1 (see :func:`_rows_forward`); returns Σ_q e_q²."""
+    sq = 0.0
+    for q in range(r):
+        f = _row_output(q, b, a_over_m, code, z, coef, values)
+        e = f - y[i + q]
+        sq += e * e
+        _scale_row(q, e, coef, values)
+    return sq
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _huber_residuals(i, r, b, a_over_m, code, y, threshold, z, coef, values):
+    """Huber's residuals ψ(e) of rows i..i+r−1 (see :func:`_rows_forward`); returns Σ_q 2ρ(e_q)."""
+    total = 0.0
+    for q in range(r):
+        f = _row_output(q, b, a_over_m, code, z, coef, values)
+        rho, psi, _ = huber(f - y[i + q], threshold)
+        total += 2.0 * rho
+        _scale_row(q, psi, coef, values)
+    return total
+
+
+@njit(cache=True, fastmath=FASTMATH)
 def _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, values, zero):
     """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj) in the dtype of X, and in float64
-    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj), with e replaced by ψ(e) of
-    Huber's loss (``threshold`` κ_H; ∞: the square loss); returns Σ_q 2ρ(e_q)."""
+    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q².  With a
+    finite ``threshold`` κ_H, Huber's loss: e is replaced by ψ(e) and e² by 2ρ(e) (a function of
+    its own, so that the square loss's arithmetic is exactly what it was before Huber's loss)."""
     m, d = theta.shape
     for j in range(m):
         th = theta[j]
@@ -51,26 +100,9 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, valu
                 for k in range(d):
                     s += xq[k] * th[k]
                 z[q, j] = s
-    sq = 0.0
-    for q in range(r):
-        f = 0.0
-        for j in range(m):
-            s, ds, _ = activation(code, z[q, j] + b[j])
-            f += a_over_m[j] * s
-            coef[q, j] = a_over_m[j] * ds
-            values[q, 0, j] = s / m
-            values[q, 1, j] = a_over_m[j] * ds
-        e = f - y[i + q]
-        if abs(e) <= threshold:  # 2ρ(e) and ψ(e) of Huber's loss (the square loss for κ_H = ∞)
-            sq += e * e
-        else:
-            sq += 2.0 * threshold * abs(e) - threshold * threshold
-            e = threshold if e > 0 else -threshold
-        for j in range(m):
-            coef[q, j] *= e
-            values[q, 0, j] *= e
-            values[q, 1, j] *= e
-    return sq
+    if threshold == math.inf:
+        return _square_residuals(i, r, b, a_over_m, code, y, z, coef, values)
+    return _huber_residuals(i, r, b, a_over_m, code, y, threshold, z, coef, values)
 
 
 @njit(cache=True, fastmath=FASTMATH)

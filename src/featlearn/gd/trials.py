@@ -126,11 +126,11 @@ def certificate(settings, data, net, loss_scale):
 
 
 def population_risk_of(settings, data, net):
-    """Θ ↦ the exact population risk of the trial's target and network (``model.population``)."""
+    """(Θ, a, b) ↦ the exact population risk of the trial's target and network (``model.population``)."""
 
-    def risk(theta):
+    def risk(theta, a, b):
         return population.population_risk(
-            theta, net.a, net.b, net.activation, data["theta_star"], settings.link, settings.noise
+            theta, a, b, net.activation, data["theta_star"], settings.link, settings.noise
         )
 
     return risk
@@ -138,10 +138,11 @@ def population_risk_of(settings, data, net):
 
 def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
-    freeze/escape levels, loss scale, the trained layers (sweep cells; Θ alone otherwise), and with
-    the second layer fixed the certified early stopping at a local minimum (:func:`certificate`) and
-    the exact population risk as test loss (both are those of Θ alone: with a trained second layer
-    a trial runs until it escapes or its budget ends, and its test loss is sampled)."""
+    freeze/escape levels, loss scale, the trained layers and the loss (sweep cells; Θ and the square
+    loss otherwise), with the second layer fixed the certified early stopping at a local minimum
+    (:func:`certificate`: its Hessian is Θ's; with a trained layer a trial runs until it escapes or
+    its budget ends), and for the square loss the exact population risk as test loss (Huber's test
+    loss is ρ on the trial's test samples)."""
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
     huber = huber_threshold(settings)
@@ -154,7 +155,7 @@ def schedule(settings, data, net, freeze=True):
         escape_rho=settings.escape_rho,
         loss_scale=scale,
         certificate=certificate(settings, data, net, scale) if fixed_layer else None,
-        test_risk=population_risk_of(settings, data, net) if fixed_layer and math.isinf(huber) else None,
+        test_risk=population_risk_of(settings, data, net) if math.isinf(huber) else None,
         train=train,
         huber=huber,
     )
@@ -185,6 +186,8 @@ FINAL_FIELDS = (
     "frozen",
     "diverged",
     "stop_reason",
+    "final_a",
+    "final_b",
 )
 
 

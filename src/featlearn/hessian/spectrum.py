@@ -47,13 +47,14 @@ def _lift(u, m):
     return basis
 
 
-def hessian_matrix(x, y, theta, a, b, activation, huber=math.inf):
-    """The explicit md×md Hessian (eq. H; of Huber's loss with threshold ``huber`` when finite)."""
-    return network.hessian_dense(x, y, theta, a, b, activation, huber)
+def hessian_matrix(x, y, theta, a, b, activation):
+    """The explicit md×md Hessian (eq. H)."""
+    return network.hessian_dense(x, y, theta, a, b, activation)
 
 
 def hessian_operator(x, y, theta, a, b, activation, huber=math.inf):
-    """Matrix-free H as a LinearOperator on vectors of length md (neuron-major)."""
+    """Matrix-free H as a LinearOperator on vectors of length md (neuron-major); of Huber's loss with
+    threshold ``huber`` when finite (the sweeps' certificate)."""
     m, d = theta.shape
     product = network.hessian_at(x, y, theta, a, b, activation, huber)
 

@@ -46,13 +46,29 @@ def _derivative_arrays(code, a, b, y, z, threshold):
     return ell, d1, d2
 
 
-def loss_derivatives(activation_name, a, b, y, z, huber_threshold=math.inf):
+def loss_derivatives(activation_name, a, b, y, z, huber=math.inf):
     """(ℓ, ℓ′, ℓ″) arrays for arrays y, z of the same shape (1-d)."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     z = np.ascontiguousarray(z, dtype=np.float64)
-    return _derivative_arrays(
-        activation_code(activation_name), float(a), float(b), y, z, float(huber_threshold)
-    )
+    return _derivative_arrays(activation_code(activation_name), float(a), float(b), y, z, float(huber))
+
+
+@njit(cache=True)
+def _second_layer_arrays(code, a, b, y, z, threshold):
+    da, db = np.empty(z.size), np.empty(z.size)
+    for i in range(z.size):
+        s, ds, _ = activation(code, z[i] + b)
+        _, psi, _ = huber(a * s - y[i], threshold)
+        da[i], db[i] = psi * s, psi * a * ds
+    return da, db
+
+
+def second_layer_derivatives(activation_name, a, b, y, z, huber=math.inf):
+    """(∂ℓ/∂a, ∂ℓ/∂b) = (ψ(e)σ(z + b), ψ(e)aσ′(z + b)) arrays (e = aσ(z + b) − y; ∂ℓ/∂b = ℓ′), the
+    per-sample second-layer gradients (Ga), (Gb) for one neuron."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    return _second_layer_arrays(activation_code(activation_name), float(a), float(b), y, z, float(huber))
 
 
 def huber_threshold(settings):
@@ -66,3 +82,4 @@ def warm():
     """Compile the array kernel (``io.warmup``)."""
     z = np.linspace(-1.0, 1.0, 5)
     loss_derivatives("gelu", 1.0, 0.0, z, z)
+    second_layer_derivatives("gelu", 1.0, 0.0, z, z)

@@ -210,6 +210,8 @@ PREDICTED_CONVENTIONS = (
     "m",
     "init",
     "loss_normalisation",
+    "train",
+    "huber",
 )
 """What a predicted sweep must share with its theory model for the prediction to be about it."""
 
@@ -225,7 +227,7 @@ def prediction_references(config):
         theory = settings.theory_conventions(config, model)
         sweep = settings.sweep_conventions(config, spec["sweep"])
         for name in PREDICTED_CONVENTIONS:
-            if theory[name] != sweep[name]:
+            if settings.frozen(theory[name]) != settings.frozen(sweep[name]):
                 raise ConfigError(
                     f"{key}.sweep",
                     f"sweep {spec['sweep']!r} has {name} = {sweep[name]!r}, model {model!r} has "

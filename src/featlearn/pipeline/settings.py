@@ -62,7 +62,8 @@ MODEL = (
     "loss_normalisation",
 )
 """What defines the model and its training: the identity (seed, experiment) of its random draws,
-σ, η, the link, the network's width, fixed a and b, the init and the loss normalisation."""
+σ, η, the link, the network's width, a and b (at the start, where trained), the init and the loss
+normalisation."""
 DATA = ("theta_star", "n_test", "dtype")
 """The data of a GD run: the teacher frame, the test-set size and the dtype of X."""
 RECORDING = ("freeze_rho", "escape_rho", "success_rho", "record_points")
@@ -75,9 +76,9 @@ rebuilt (``from_dict``) and which of them its code read (one JSON line per objec
 _TRACKED = []
 
 
-def _frozen(value):
+def frozen(value):
     """Lists from YAML as tuples (hashable, immutable)."""
-    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
+    return tuple(frozen(v) for v in value) if isinstance(value, list | tuple) else value
 
 
 def _report_reads():
@@ -131,7 +132,7 @@ class JobSettings:
     def from_dict(cls, values):
         """Rebuild from ``asdict()`` (in a job script), tracking which fields the job reads;
         unknown or missing keys raise TypeError."""
-        obj = cls(**{k: _frozen(v) for k, v in values.items()})
+        obj = cls(**{k: frozen(v) for k, v in values.items()})
         object.__setattr__(obj, "_reads", set())
         _TRACKED.append(obj)
         return obj
@@ -184,7 +185,7 @@ def _first_layer_only(value):
 
 
 def _square_loss(value):
-    """huber: null (the square loss): Huber's loss is implemented in the GD sweeps and the designer"""
+    """huber: null (the square loss): Huber's loss is implemented in the GD sweeps and the designs"""
     return value is None
 
 
@@ -375,7 +376,9 @@ def _merged(config, activation, section_path, section):
     section."""
     values, origin = {}, {}
     for key in CONVENTIONS:
-        values[key] = config["defaults"].get(key, OPTIONAL_CONVENTIONS.get(key))
+        defaults = config["defaults"]
+        optional = key in OPTIONAL_CONVENTIONS
+        values[key] = defaults.get(key, OPTIONAL_CONVENTIONS[key]) if optional else defaults[key]
         origin[key] = f"defaults.{key}"
     for key, table in (("lr", "learning_rate"), ("steps", "steps")):
         if activation in config[table]:
@@ -406,9 +409,9 @@ def _build(cls, config, section_path, section, experiment, activation=None, fixe
     if missing:
         raise KeyError(f"{section_path}: no value for {', '.join(missing)}")
     return cls(
-        **{k: _frozen(values[k]) for k in names},
+        **{k: frozen(values[k]) for k in names},
         origin={k: origin[k] for k in [*names, *cls.SUPPORTED] if k in origin},
-        checked={k: _frozen(values[k]) for k in cls.SUPPORTED},
+        checked={k: frozen(values[k]) for k in cls.SUPPORTED},
     )
 
 
@@ -426,7 +429,7 @@ def theory_conventions(config, model):
 
 def _keys(section, path, names):
     """``fixed`` entries for ``names`` taken from ``section`` (a dict at config key ``path``)."""
-    return {k: (_frozen(section[k]), f"{path}.{k}") for k in names}
+    return {k: (frozen(section[k]), f"{path}.{k}") for k in names}
 
 
 EARLY_STOP_FIELDS = {
@@ -489,7 +492,20 @@ def sweep_settings(config, name, block=None, d=None):
     budget = sweep_budget(config, name, d) if d is not None else None
     if budget is not None:
         fixed["steps"] = budget
+    fixed.update(unread_certificate_fields(config, f"sweeps.{name}", spec))
     return _build(SweepSettings, config, f"sweeps.{name}", spec, name, fixed=fixed)
+
+
+def unread_certificate_fields(config, section_path, section):
+    """``fixed`` entries that blank the certificate fields a sweep's trials cannot read: all of them
+    with a trained second layer (no certificate), ``certify_safety`` with Huber's loss (the floor
+    rule (M14) alone), so that editing ``early_stop`` reruns no such sweep."""
+    values = _merged(config, section.get("activation"), section_path, section)[0]
+    if frozen(values["train"]) != ("theta",):
+        return {name: (None, None) for name in EARLY_STOP_FIELDS}
+    if values["huber"] is not None:
+        return {"certify_safety": (None, None)}
+    return {}
 
 
 def _long_run(cls, config, name):
@@ -575,7 +591,7 @@ def two_stage_settings(config, model):
     fixed = _keys(
         config["escape"]["two_stage"], "escape.two_stage", ("horizon", "n_paths", "samples", "t0", "m0")
     )
-    fixed["d"] = (_frozen(config["escape"]["prediction"]["d"]), "escape.prediction.d")
+    fixed["d"] = (frozen(config["escape"]["prediction"]["d"]), "escape.prediction.d")
     return _theory(TwoStageSettings, config, model, f"two_stage_{model}", fixed)
 
 
@@ -626,6 +642,8 @@ def _convention(cls, config, name, activation, steps=None, steps_key=None, activ
     fixed["trials"] = (config["conventions"]["trials"], "conventions.trials")
     fixed["first_trial"] = (0, None)
     fixed.update(early_stop_fields(config))
+    if "certify_check_grad" in cls.field_names():
+        fixed.update(unread_certificate_fields(config, path, {**spec, "activation": activation}))
     return _build(cls, config, path, spec, "conventions", activation, fixed, activation_key)
 
 
@@ -647,7 +665,7 @@ def spectral_settings(config):
         seed=config["seed"],
         link=spec["link"],
         noise=spec["noise"],
-        delta=_frozen(spec["delta"]),
+        delta=frozen(spec["delta"]),
         trials=spec["trials"],
         origin={"seed": "seed", **{k: f"spectral.{k}" for k in ("link", "noise", "delta", "trials")}},
     )

@@ -32,10 +32,11 @@ Trainable second layer (``train`` with "a" and/or "b", docs/dmft.md, eq. (D13)):
 numbers moved by averages over the n samples, so in the limit they are deterministic order
 parameters, a^t and b^t, updated by the same averages over the paths,
 
-    a^{t+1} = a^t − η E[e^t σ(z^t + b^t)],   b^{t+1} = b^t − η E[r^t],   e^t = a^tσ(z^t + b^t) − y,
+    a^{t+1} = a^t − η E[ψ(e^t) σ(z^t + b^t)],   b^{t+1} = b^t − η E[r^t],   e^t = a^tσ(z^t + b^t) − y,
 
-and ℓ, r^t = ℓ′ and w^t = ℓ″ at step t use (a^t, b^t).  One sample moves a and b by O(1/n), so they
-do not enter the response kernels.
+(ψ(e) = e for the square loss) and ℓ, r^t = ℓ′ and w^t = ℓ″ at step t use (a^t, b^t).  A kick to one
+sample's field moves a and b by O(1/n), one to a coordinate of θ by O(1/√n), so the second layer does
+not enter the response kernels.
 
 Outputs per t (docs/dmft.md, eqs. (D9)–(D10)): ‖θ^t‖², the train loss E[ℓ(y, z^t)], H₁₁ = E[g² w^t]
 (the hard diagonal entry of the Hessian; equal to E[y w^t] for y = g²) and E[y w^t]; the law of
@@ -51,9 +52,9 @@ from numba import njit, prange
 from scipy import special
 
 from featlearn.model import seeds
-from featlearn.model.activations import evaluate
 from featlearn.model.links import get_link
-from featlearn.model.loss import huber_threshold, loss_derivatives
+from featlearn.model.loss import huber_threshold, loss_derivatives, second_layer_derivatives
+from featlearn.model.network import check_train
 
 _BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
 
@@ -214,6 +215,7 @@ def solve(
     the path averages of ∂ℓ/∂a and ∂ℓ/∂b).  ``huber``: Huber's threshold κ_H of the loss (∞: the
     square loss; docs/model.md, eq. (M3a)).
     """
+    check_train(train)
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
     if twins:
         if paths % 2:
@@ -286,11 +288,11 @@ def solve(
 
 
 def _second_layer_step(activation, a, b, y, z, r, lr, train, huber):
-    """(a^{t+1}, b^{t+1}) by (D13): a − η E[ψ(aσ(z + b) − y) σ(z + b)] and b − η E[r] for the trained
-    layers (ψ(e) = e for the square loss); the others unchanged."""
+    """(a^{t+1}, b^{t+1}) by (D13): a − η E[∂ℓ/∂a] and b − η E[r] for the trained layers (ℓ′ = r =
+    ∂ℓ/∂b); the others unchanged."""
     if "a" in train:
-        s, _, _ = evaluate(activation, z + b)
-        a_next = a - lr * float(np.mean(np.clip(a * s - y, -huber, huber) * s))
+        grad_a, _ = second_layer_derivatives(activation, a, b, y, z, huber)
+        a_next = a - lr * float(np.mean(grad_a))
     else:
         a_next = a
     return a_next, (b - lr * float(np.mean(r))) if "b" in train else b

@@ -189,4 +189,4 @@ class FixedPointSolver:
 def warm():
     """Compile the prox kernel (``io.warmup``)."""
     z = np.linspace(-1.0, 1.0, 5)
-    prox(0, 1.0, 0.0, z, z, 0.5)
+    prox(0, 1.0, 0.0, z, z, 0.5, math.inf)
