@@ -20,7 +20,8 @@ import numpy as np
 from featlearn.gd import kernel as gd_kernel
 from featlearn.model import metrics
 from featlearn.model.activations import activation_code
-from featlearn.model.network import check_train, huber_parts, predict
+from featlearn.model.layers import check_train, trains_second_layer
+from featlearn.model.network import huber_parts, predict
 
 
 def log_grid(steps, points):
@@ -121,7 +122,7 @@ class Schedule:
 
     def __post_init__(self):
         check_train(self.train)
-        if set(self.train) != {"theta"} and self.certificate is not None:
+        if trains_second_layer(self.train) and self.certificate is not None:
             raise ValueError("the minimum certificate assumes a fixed second layer")
         if math.isfinite(self.huber) and self.test_risk is not None:
             raise ValueError("the exact test risk is the square loss's")
@@ -132,7 +133,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     a Trajectory.  ``progress(t)`` is called every step and ``checkpoint(t, Θ)`` at every
     recorded grid step, if given (with the second layer fixed: the checkpoints read Θ alone).
     """
-    if checkpoint is not None and set(schedule.train) != {"theta"}:
+    if checkpoint is not None and trains_second_layer(schedule.train):
         raise ValueError("checkpoints see Θ alone: they need a fixed second layer")
     activation, lr, steps, grid = net.activation, schedule.lr, schedule.steps, schedule.grid
     freeze_rho, escape_rho, loss_scale = schedule.freeze_rho, schedule.escape_rho, schedule.loss_scale

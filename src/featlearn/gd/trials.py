@@ -18,6 +18,7 @@ from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
 from featlearn.model import population, seeds
+from featlearn.model.layers import trains_second_layer
 from featlearn.model.links import get_link
 from featlearn.model.loss import huber_threshold
 from featlearn.spectral import method as spectral
@@ -146,7 +147,7 @@ def schedule(settings, data, net, freeze=True):
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
     huber = huber_threshold(settings)
-    fixed_layer = set(train) == {"theta"}
+    fixed_layer = not trains_second_layer(train)
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,

@@ -35,12 +35,6 @@ def predict(x, theta, a, b, activation):
     return s @ a / theta.shape[0]
 
 
-def check_train(train):
-    """Raise ValueError unless ``train`` names Θ ("theta") and possibly "a" and/or "b"."""
-    if "theta" not in train or not set(train) <= {"theta", "a", "b"}:
-        raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {tuple(train)}")
-
-
 def huber_parts(e, huber=math.inf):
     """(ρ(e), ψ(e), ρ″(e)) of Huber's loss with threshold ``huber`` elementwise (the square loss's
     e²/2, e, 1 for ``huber`` = ∞)."""

@@ -23,6 +23,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from featlearn.model.layers import trains_second_layer
+
 CONVENTIONS = (
     "link",
     "m",
@@ -181,7 +183,7 @@ def _noiseless(value):
 
 def _first_layer_only(value):
     """train: [theta]: a trained second layer is implemented in the GD sweeps only"""
-    return tuple(value) == ("theta",)
+    return not trains_second_layer(value)
 
 
 def _square_loss(value):
@@ -501,7 +503,7 @@ def unread_certificate_fields(config, section_path, section):
     with a trained second layer (no certificate), ``certify_safety`` with Huber's loss (the floor
     rule (M14) alone), so that editing ``early_stop`` reruns no such sweep."""
     values = _merged(config, section.get("activation"), section_path, section)[0]
-    if frozen(values["train"]) != ("theta",):
+    if trains_second_layer(values["train"]):
         return {name: (None, None) for name in EARLY_STOP_FIELDS}
     if values["huber"] is not None:
         return {"certify_safety": (None, None)}

@@ -52,9 +52,9 @@ from numba import njit, prange
 from scipy import special
 
 from featlearn.model import seeds
+from featlearn.model.layers import check_train
 from featlearn.model.links import get_link
 from featlearn.model.loss import huber_threshold, loss_derivatives, second_layer_derivatives
-from featlearn.model.network import check_train
 
 _BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
 
