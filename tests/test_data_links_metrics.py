@@ -1,7 +1,7 @@
 import numpy as np
 
 from featlearn.model import data, metrics, seeds
-from featlearn.model.links import LINKS, get_link
+from featlearn.model.links import get_link
 
 
 def test_identity_seeds_are_stable_and_distinct():
@@ -30,7 +30,7 @@ def test_easy_hard_link_has_designed_hermite_coefficients():
 
 def test_even_links_have_no_first_hermite_coefficient_and_known_means():
     for name, mean in {"he2": 0.0, "square": 1.0, "abs": np.sqrt(2 / np.pi), "bump": 0.0}.items():
-        coef, tol, y = hermite_coefficients(LINKS[name])
+        coef, tol, y = hermite_coefficients(get_link(name))
         assert abs(coef[0]) < tol[0], name
         assert abs(y.mean() - mean) < 4 * y.std() / np.sqrt(y.size), name
 

@@ -78,17 +78,17 @@ class ExpressionError(ValueError):
     """An activation expression that cannot be used: its message is one line naming the problem."""
 
 
-def _check_names(text):
-    """Reject any name outside ``NAMESPACE`` before sympy evaluates the string."""
+def _check_names(text, namespace):
+    """Reject any name outside ``namespace`` before sympy evaluates the string."""
     try:
         tokens = list(tokenize.generate_tokens(StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError) as err:
         raise ExpressionError(f"cannot parse {text!r}: {err.args[0]}") from None
     for token, following in pairwise(tokens):
-        if token.type == tokenize.NAME and token.string not in NAMESPACE:
+        if token.type == tokenize.NAME and token.string not in namespace:
             kind = "function" if following.string == "(" else "symbol"
             raise ExpressionError(
-                f"unknown {kind} {token.string!r} in {text!r}; known: {', '.join(sorted(NAMESPACE))}"
+                f"unknown {kind} {token.string!r} in {text!r}; known: {', '.join(sorted(namespace))}"
             )
 
 
@@ -115,17 +115,26 @@ def parse(text):
     not an expression, a σ, σ′ or σ″ that is not a finite real number at a sample point of
     [−6, 6] (41 points, plus ±1e−6 and ±10), or a σ that is not twice differentiable.
     """
-    _check_names(text)
+    expr = sympify_text(text, NAMESPACE)
+    _check_finite(text, derivatives(expr))
+    return expr
+
+
+def sympify_text(text, namespace):
+    """The sympy expression of ``text`` whose names are those of ``namespace`` (``^`` is a power,
+    decimals are exact rationals); ``ExpressionError`` for a syntax error, an unknown name or a
+    result that is not an expression."""
+    _check_names(text, namespace)
     try:
         expr = parse_expr(
-            text, dict(NAMESPACE), (auto_number, rationalize, convert_xor), global_dict=dict(_PARSER_GLOBALS)
+            text, dict(namespace), (auto_number, rationalize, convert_xor), global_dict=dict(_PARSER_GLOBALS)
         )
     except (SyntaxError, TypeError, ValueError) as err:
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise ExpressionError(f"cannot parse {text!r}: {message}") from None
     if not isinstance(expr, sympy.Expr):
-        raise ExpressionError(f"{text!r} is not an expression in z")
-    _check_finite(text, derivatives(expr))
+        variables = ", ".join(sorted(str(v) for v in namespace.values() if isinstance(v, sympy.Symbol)))
+        raise ExpressionError(f"{text!r} is not an expression in {variables}")
     return expr
 
 
@@ -141,15 +150,16 @@ def substitute(text, parameter, value):
     return tokenize.untokenize(out).strip()
 
 
-def derivatives(expr):
-    """(σ, σ′, σ″) of ``expr`` in z, with ``Abs``/``Max``/``Min`` rewritten as ``Piecewise`` and
-    ``Piecewise`` differentiated piece by piece (the derivatives hold almost everywhere).
+def derivatives(expr, symbol=z):
+    """(σ, σ′, σ″) of ``expr`` in ``symbol`` (z), with ``Abs``/``Max``/``Min`` rewritten as
+    ``Piecewise`` and ``Piecewise`` differentiated piece by piece (the derivatives hold almost
+    everywhere).
 
     Raises ``ExpressionError`` if σ′ or σ″ contains ``DiracDelta`` or an unevaluated derivative.
     """
     s = expr.rewrite(_KINKS, sympy.Piecewise)
-    ds = s.diff(z)
-    d2s = ds.diff(z)
+    ds = s.diff(symbol)
+    d2s = ds.diff(symbol)
     for label, derivative in zip(_LABELS[1:], (ds, d2s), strict=True):
         if found := derivative.atoms(*_NOT_TWICE_DIFFERENTIABLE):
             raise ExpressionError(

@@ -1,8 +1,18 @@
 """Link functions h: R^k → R of the multi-index target y = h(Θ*ᵀx) (+ noise) (docs/model.md, eq. (M1)).
 
-Each link is registered with its index dimension k and a vectorised function of the projections
-G = XΘ* (shape (n, k)).  The single-index links also register E[g² | y] (needed by the spectral
-method, docs/spectral.md, eqs. (S1)–(S2)): every registered single-index link determines g² from y.
+Every link is a sympy expression: in ``g`` for a single-index link (k = 1), in ``g1, …, gk`` for a
+multi-index one (k ≤ ``MAX_INDEX``; k is the largest index used).  The built-in links are entries of
+``BUILT_IN``; anywhere the config names a link it may instead write the expression itself
+(``link: "g**3 - 3*g"``), which then is the link's name.  Both take the same path, :func:`get_link`:
+
+* h is compiled once per process into a vectorised NumPy function of the projections G = XΘ*
+  (shape (n, k)) by ``sympy.lambdify``;
+* the hard directions are the indices j whose first Hermite coefficient E[g_j h(g)] vanishes
+  (tensor Gauss–Hermite quadrature, relative tolerance ``HARD_TOL``);
+* a single-index link also gives E[g² | y] for the noiseless target, by its preimages
+  (``featlearn.model.link_preimages``; needed by the spectral method, docs/spectral.md (S1)–(S2)).
+
+Built-in links:
 
 * ``he2``          h(g) = g² − 1            (default: centred noiseless phase retrieval)
 * ``square``       h(g) = g²                (uncentred phase retrieval)
@@ -12,46 +22,162 @@ method, docs/spectral.md, eqs. (S1)–(S2)): every registered single-index link 
                                              g₂ hard, first Hermite coefficient 0)
 """
 
+import functools
+import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import sympy
+from numpy.polynomial.hermite_e import hermegauss
+
+from featlearn.model import catalogue
+from featlearn.model.link_preimages import Preimages
+
+BUILT_IN = {
+    "he2": "g**2 - 1",
+    "square": "g**2",
+    "abs": "Abs(g)",
+    "bump": "1 - sqrt(2)*exp(-g**2/2)",
+    "easy_hard": "g1 + g2**2 - 1",
+}
+
+MAX_INDEX = 3
+"""The largest k of a link expression (its hard directions are found on a tensor grid)."""
+
+HARD_TOL = 1e-9
+"""Direction j is hard if |E[g_j h(g)]| ≤ HARD_TOL · (1 + E[h²]^{1/2})."""
+
+HERMITE_NODES = 40
+"""Gauss–Hermite nodes per axis of the first Hermite coefficients and of the sample check."""
+
+g = sympy.Symbol("g", real=True)
+INDEXED = tuple(sympy.Symbol(f"g{j}", real=True) for j in range(1, MAX_INDEX + 1))
+NAMESPACE = {
+    **{name: value for name, value in catalogue.NAMESPACE.items() if name != "z"},
+    "g": g,
+    **{str(s): s for s in INDEXED},
+}
+"""Names a link expression may use: g or g1, …, gk and the functions of the activation catalogue."""
+
+_SAMPLES = np.array([*(0.3 * i for i in range(-20, 21)), -10.0, -1e-6, 1e-6, 10.0])
 
 
 @dataclass(frozen=True)
 class Link:
-    """A link h with index dimension k; ``g2_given_y`` is E[g² | y] for the noiseless target
-    (single-index links whose y determines g², else None)."""
+    """A link h with index dimension k, its expression, its hard directions and (k = 1) its
+    derivative h′, from which the preimages that give E[g² | y] are built on first use."""
 
     name: str
+    expression: str
     k: int
     h: Callable[[np.ndarray], np.ndarray]
-    description: str
-    g2_given_y: Callable[[np.ndarray], np.ndarray] | None = None
-    hard: tuple = (0,)  # indices of the hard directions (first Hermite coefficient zero)
+    hard: tuple
+    derivative: Callable[[np.ndarray], np.ndarray] | None = None
+
+    @property
+    def description(self):
+        return self.expression
+
+    @functools.cached_property
+    def preimages(self):
+        """The monotone pieces of h (``link_preimages.Preimages``); ValueError for k > 1 or a link
+        that is constant on an interval."""
+        if self.derivative is None:
+            raise ValueError(f"link {self.name!r} has k = {self.k}: E[g² | y] needs a single index")
+        return Preimages(_of_scalar(self.h), _of_scalar(self.derivative), self.name)
+
+    def g2_given_y(self, y):
+        """E[g² | y] of the noiseless target y = h(g), g ~ N(0, 1) (single-index links, (S1a))."""
+        return self.preimages.conditional_second_moment(y)
 
 
-LINKS = {
-    link.name: link
-    for link in (
-        Link("he2", 1, lambda g: g[:, 0] ** 2 - 1.0, "g^2 - 1", lambda y: y + 1.0),
-        Link("square", 1, lambda g: g[:, 0] ** 2, "g^2", lambda y: y),
-        Link("abs", 1, lambda g: np.abs(g[:, 0]), "|g|", lambda y: y**2),
-        Link(
-            "bump",
-            1,
-            lambda g: 1.0 - np.sqrt(2.0) * np.exp(-0.5 * g[:, 0] ** 2),
-            "1 - sqrt(2) exp(-g^2/2)",
-            lambda y: -2.0 * np.log((1.0 - y) / np.sqrt(2.0)),
-        ),
-        Link("easy_hard", 2, lambda g: g[:, 0] + g[:, 1] ** 2 - 1.0, "g1 + g2^2 - 1", hard=(1,)),
-    )
-}
+def _variables(expr, text):
+    """The link's symbols in index order and k: (g,) or (g1, …, gk); an error for a mix of both."""
+    free = expr.free_symbols
+    if g in free and free & set(INDEXED):
+        raise catalogue.ExpressionError(f"{text!r} mixes g with g1, g2, …: use one or the other")
+    if free & set(INDEXED):
+        k = max(INDEXED.index(s) for s in free) + 1
+        return INDEXED[:k], k
+    return (g,), 1
 
 
+def _vectorised(expr, symbols):
+    """h(G) for G of shape (n, k), as a float64 array of shape (n,)."""
+    function = sympy.lambdify(symbols, expr, modules=["numpy", "scipy"])
+
+    def h(values):
+        values = np.asarray(values)
+        columns = [values[:, j] for j in range(len(symbols))]
+        return np.broadcast_to(np.asarray(function(*columns), dtype=np.float64), values.shape[:1]).copy()
+
+    return h
+
+
+def _of_scalar(function):
+    """A single-index function of G (shape (n, 1)) as an elementwise function of g (any shape)."""
+    return lambda values: function(np.reshape(values, (-1, 1))).reshape(np.shape(values))
+
+
+def _sample_points(k):
+    """Points where h must be finite: every sample value on each axis (others 0.3) and the tensor
+    Gauss–Hermite grid."""
+    nodes, _ = hermegauss(HERMITE_NODES if k == 1 else 12)
+    axis = np.full((_SAMPLES.size * k, k), 0.3)
+    for j in range(k):
+        axis[j * _SAMPLES.size : (j + 1) * _SAMPLES.size, j] = _SAMPLES
+    return np.vstack([axis, np.array(list(itertools.product(nodes, repeat=k)))])
+
+
+def _hard_directions(h, k):
+    """Indices j with |E[g_j h(g)]| ≤ HARD_TOL (1 + E[h²]^{1/2}) (tensor Gauss–Hermite rule)."""
+    x, w = hermegauss(HERMITE_NODES)
+    w = w / w.sum()
+    points = np.array(list(itertools.product(x, repeat=k)))
+    weights = np.prod(np.array(list(itertools.product(w, repeat=k))), axis=1)
+    values = h(points)
+    scale = 1.0 + np.sqrt(weights @ values**2)
+    return tuple(j for j in range(k) if abs(weights @ (points[:, j] * values)) <= HARD_TOL * scale)
+
+
+def parse(text):
+    """(sympy expression, its symbols, k) of the link expression ``text``; ``ExpressionError`` for a
+    syntax error, an unknown name, k > ``MAX_INDEX`` or a value that is not a finite real number at a
+    sample point."""
+    if re.search(r"\bg([4-9]|\d\d+)\b", text):
+        raise catalogue.ExpressionError(
+            f"{text!r}: a link has at most {MAX_INDEX} indices (g1, …, g{MAX_INDEX})"
+        )
+    expr = catalogue.sympify_text(text, NAMESPACE)
+    symbols, k = _variables(expr, text)
+    points = _sample_points(k)
+    with np.errstate(all="ignore"):
+        try:
+            values = _vectorised(expr, symbols)(points)
+        except (ArithmeticError, ValueError, TypeError) as err:
+            raise catalogue.ExpressionError(f"{text!r} cannot be evaluated: {err}") from None
+    bad = ~np.isfinite(values)
+    if bad.any():
+        where = ", ".join(f"{v:g}" for v in points[np.argmax(bad)])
+        raise catalogue.ExpressionError(f"{text!r} is not a finite real number at g = ({where})")
+    return expr, symbols, k
+
+
+@functools.cache
 def get_link(name):
-    """The registered link ``name``; a clear error for an unknown name."""
+    """The link ``name``: a built-in (``BUILT_IN``) or a link expression; a one-line ``ValueError``
+    (``ExpressionError``) for anything else."""
+    text = BUILT_IN.get(name, name)
     try:
-        return LINKS[name]
-    except KeyError:
-        raise ValueError(f"unknown link {name!r}; registered: {sorted(LINKS)}") from None
+        expr, symbols, k = parse(text)
+    except catalogue.ExpressionError:
+        if name in BUILT_IN or any(c in name for c in "()*+-/ ") or re.search(r"\bg\d*\b", name):
+            raise
+        raise catalogue.ExpressionError(
+            f"unknown link {name!r}: neither a built-in ({', '.join(BUILT_IN)}) nor an expression in g"
+        ) from None
+    h = _vectorised(expr, symbols)
+    derivative = _vectorised(catalogue.derivatives(expr, g)[1], symbols) if k == 1 else None
+    return Link(name, text, k, h, _hard_directions(h, k), derivative)

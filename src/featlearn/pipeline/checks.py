@@ -7,7 +7,7 @@ Each failure is one :class:`ConfigError` naming the offending key, e.g.
 import math
 
 from featlearn.model import catalogue
-from featlearn.model.links import LINKS
+from featlearn.model.links import get_link
 from featlearn.pipeline import jobs, kernels, manifest, settings
 
 
@@ -113,6 +113,44 @@ def activation_references(config):
             )
 
 
+def _link_uses(config):
+    """(config key, link) of every place the config names a link (a key ``link``)."""
+    for key, value in _walk(config):
+        if key.rsplit(".", 1)[-1] == "link" and isinstance(value, str):
+            yield key, value
+
+
+def link_references(config):
+    """Every link the config names is a built-in link or an expression that ``links.parse`` accepts.
+    The theory models, the spectral method and the designer need a single index; the spectral
+    method (``spectral.link``, the designer's δ_alg, the sweeps started from the spectral estimator)
+    also needs E[g² | y], which a link that is constant on an interval does not give."""
+    for key, name in _link_uses(config):
+        try:
+            get_link(name)
+        except ValueError as error:
+            raise ConfigError(key, str(error)) from None
+    models = config["theory"]["models"]
+    single = [(f"theory.models.{model}.link", spec["link"]) for model, spec in models.items()]
+    spectral = [("spectral.link", config["spectral"]["link"])]
+    if config.get("design"):
+        spectral.append(("design.link", config["design"]["link"]))
+    for name in config["sweeps"]:
+        merged = settings.sweep_conventions(config, name)
+        if merged["init"] == "spectral":
+            spectral.append((f"sweeps.{name}.link", merged["link"]))
+    for key, name in single + spectral:
+        if get_link(name).k != 1:
+            raise ConfigError(key, f"{name!r} has k = {get_link(name).k}: one direction needed")
+    for key, name in spectral:
+        try:
+            pieces = get_link(name).preimages.pieces
+        except ValueError as error:
+            raise ConfigError(key, f"the spectral method needs E[g² | y]: {error}") from None
+        if not pieces:
+            raise ConfigError(key, f"{name!r} is constant: y carries no information")
+
+
 def sweep_references(config):
     sweeps = config["sweeps"]
     refs = [(f"figure1.{k}", config["figure1"][k]) for k in ("random", "spectral")]
@@ -126,10 +164,8 @@ def sweep_references(config):
         if name not in sweeps:
             raise ConfigError(key, f"{name!r} is not a sweep (sweeps: {', '.join(sweeps)})")
     link = sweeps[config["easy_hard"]["sweep"]].get("link", config["defaults"]["link"])
-    if LINKS[link].k < 2:
+    if get_link(link).k < 2:
         raise ConfigError("easy_hard.sweep", f"its link {link!r} has a single direction")
-    if LINKS[config["spectral"]["link"]].k != 1:
-        raise ConfigError("spectral.link", "the spectral method needs a single-index link")
     for name, spec in sweeps.items():
         for d in spec.get("delta_at", {}):
             if d not in spec["d"]:
@@ -145,7 +181,12 @@ def landscape_reference(config):
 
 
 def hessian_references(config):
+    """The Hessian cells' link has a hard direction, and each histogram δ is one of its cells."""
     spec = config["hessian"]
+    for act in spec["delta"]:
+        link = settings.plateau_settings(config, act).link
+        if not get_link(link).hard:
+            raise ConfigError("hessian", f"the link {link!r} has no hard direction to project out")
     for act, pair in spec["histogram"].items():
         for i, delta in enumerate(pair):
             if delta not in spec["delta"].get(act, []):
@@ -250,7 +291,7 @@ def finite_size_references(config):
 
 def design_references(config):
     """A sweep's ``design`` names a design, and each design is named by one sweep at most; the
-    designer's target is a single-index link; the family's parameter is no name an expression
+    family's parameter is no name an expression
     already uses, and its expression parses for every value of the parameter in its bounds (checked
     at both ends and the middle)."""
     design = config.get("design") or {}
@@ -268,10 +309,6 @@ def design_references(config):
         named[spec["design"]] = sweep
     if not design:
         return
-    if LINKS[design["link"]].k != 1:
-        raise ConfigError(
-            "design.link", f"{design['link']!r} has k = {LINKS[design['link']].k}: one direction needed"
-        )
     family = design.get("family")
     if not family:
         return
@@ -321,6 +358,7 @@ def memory(config, limit_mb):
 
 CHECKS = (
     finite_numbers,
+    link_references,
     config_activations,
     activation_references,
     sweep_references,

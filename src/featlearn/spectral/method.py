@@ -13,9 +13,9 @@ With g ~ N(0, 1), y = h(g) + σ_noise·ε and M(y) = E[g² | y]:
   λ̄ = argmin_{λ > sup T} ψ(λ);  λ* solves ψ(max(λ, λ̄)) = φ(λ);
   ρ² = ψ′(λ*)/(ψ′(λ*) − φ′(λ*)) if λ* > λ̄, else ρ = 0.                                 (S3)
 
-Expectations over (g, ε) use Gauss–Hermite quadrature (probabilists' nodes); M(y) is the link's
-closed form when there is no noise, and the ratio M(y) = E_g[g² p(y|g)] / E_g[p(y|g)] on a fine
-uniform g-grid otherwise.
+Expectations over (g, ε) use Gauss–Hermite quadrature (probabilists' nodes); M(y) comes from the
+preimages of y when there is no noise (``featlearn.model.link_preimages``, (S1a)), and is the ratio
+M(y) = E_g[g² p(y|g)] / E_g[p(y|g)] on a fine uniform g-grid otherwise.
 """
 
 import numpy as np
@@ -36,7 +36,7 @@ def gauss_nodes(count):
 
 
 class SingleIndexLaw:
-    """The joint law of (g, y) for a registered single-index link, as quadrature nodes."""
+    """The joint law of (g, y) for a single-index link, as quadrature nodes."""
 
     def __init__(self, link, noise=0.0):
         self.link = get_link(link)
@@ -57,15 +57,12 @@ class SingleIndexLaw:
         fine = np.linspace(-12.0, 12.0, 4801)
         self._g_nodes, self._h_nodes = fine, self.link.h(fine[:, None])
         self._g_weights = np.exp(-0.5 * fine**2) * (fine[1] - fine[0]) / np.sqrt(2 * np.pi)
-        # M at the nodes; without noise y determines g², so M = g² exactly (no round-off in y).
-        self.m = self.g**2 if self.noise == 0 else self.g2_given_y(self.y)
+        self.m = self.g2_given_y(self.y)
 
     def g2_given_y(self, y):
-        """M(y) = E[g² | y]."""
+        """M(y) = E[g² | y]: from the preimages of y without noise (S1a), else on the fine grid."""
         y = np.asarray(y, dtype=float)
         if self.noise == 0:
-            if self.link.g2_given_y is None:
-                raise ValueError(f"link {self.link.name!r} does not determine g² from y")
             return self.link.g2_given_y(y)
         log_lik = -0.5 * ((y[..., None] - self._h_nodes) / self.noise) ** 2
         lik = np.exp(log_lik - log_lik.max(axis=-1, keepdims=True)) * self._g_weights  # no underflow
