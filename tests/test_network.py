@@ -109,3 +109,41 @@ def test_single_neuron_hessian_is_weighted_gram(rng):
     np.testing.assert_allclose(
         network.hessian_dense(x, y, theta, np.ones(1), np.zeros(1), "quad"), expected, rtol=1e-12
     )
+
+
+def _joint_gradient(x, y, theta, a, b, name, train, huber, point):
+    """The gradient in every trained parameter at ``point`` (layout of ``joint_hessian_at``)."""
+    m, d = theta.shape
+    layers = [layer for layer in ("a", "b") if layer in train]
+    given = dict(zip(layers, point[m * d :].reshape(len(layers), m), strict=True))
+    at = (point[: m * d].reshape(m, d), given.get("a", a), given.get("b", b))
+    grad_a, grad_b = network.gradient_second_layer(x, y, *at, name, huber)
+    parts = {"a": grad_a, "b": grad_b}
+    return np.concatenate([network.gradient(x, y, *at, name, huber).ravel(), *(parts[k] for k in layers)])
+
+
+@pytest.mark.parametrize("train", [("theta", "a"), ("theta", "b"), ("theta", "a", "b")])
+@pytest.mark.parametrize("huber", [np.inf, 0.5])
+@pytest.mark.parametrize("name", ["gelu", "quad", "tanh"])
+def test_joint_hessian_matches_finite_differences_of_the_joint_gradient(rng, name, huber, train):
+    """(M7a): the Hessian in (Θ, a, b) column by column against central differences of the gradient
+    (G), (Ga), (Gb); symmetric; its Θ block is (H)."""
+    x, y, theta, a, b = small_problem(rng, m=2)
+    m, d = theta.shape
+    layers = [layer for layer in ("a", "b") if layer in train]
+    point = np.concatenate([theta.ravel(), *({"a": a, "b": b}[k] for k in layers)])
+    product = network.joint_hessian_at(x, y, theta, a, b, name, train, huber)
+    columns = np.eye(point.size)
+    hess = np.column_stack([product(e) for e in columns])
+    h = 1e-6
+    fd = np.column_stack(
+        [
+            _joint_gradient(x, y, theta, a, b, name, train, huber, point + h * e)
+            - _joint_gradient(x, y, theta, a, b, name, train, huber, point - h * e)
+            for e in columns
+        ]
+    ) / (2 * h)
+    np.testing.assert_allclose(hess, fd, rtol=1e-5, atol=1e-7 * np.abs(hess).max())
+    np.testing.assert_allclose(hess, hess.T, atol=1e-13 * np.abs(hess).max())
+    dense = network.hessian_dense(x, y, theta, a, b, name, huber)
+    np.testing.assert_allclose(hess[: m * d, : m * d], dense, rtol=1e-10, atol=1e-13)

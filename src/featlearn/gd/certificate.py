@@ -59,8 +59,11 @@ import numpy as np
 class MinimumCertificate:
     """The certificate (M13)/(M14) of one run, with its state between steps.
 
-    ``bottom(Θ, v0)`` returns (λ_min, eigenvector) of ∇²R̂(Θ) (unscaled; Lanczos started from v0,
-    None at the first check); ``loss_scale`` is s and ``lr`` is η of the run.
+    The run's point is Θ, or with a trained second layer the flat vector of every trained parameter
+    (Θ, then a and/or b): ``bottom(point, v0)`` returns (λ_min, eigenvector) of ∇²R̂ in those
+    parameters (unscaled; Lanczos started from v0, None at the first check), ``weights(point)`` its
+    Θ (for σ_min in (M12); the point itself by default); ``loss_scale`` is s and ``lr`` is η of the run.
+    Distances (r, L̂) are those of the point: with a trained layer they bound Θ's.
     """
 
     bottom: Callable[[np.ndarray, np.ndarray | None], tuple[float, np.ndarray]]
@@ -73,27 +76,28 @@ class MinimumCertificate:
     rho_low: float = 0.5
     rho_high: float = 0.5
     grad_floor: float = 0.0
+    weights: Callable[[np.ndarray], np.ndarray] | None = None
     checks: int = 0
     certified_by: str | None = None
     _window: tuple | None = field(default=None, repr=False)  # (t, ‖g‖) at the window's start
-    _rate: tuple | None = field(default=None, repr=False)  # (λ̂, Θ) of the last window
+    _rate: tuple | None = field(default=None, repr=False)  # (λ̂, point) of the last window
     _lipschitz: float = math.nan
-    _lanczos: tuple | None = field(default=None, repr=False)  # (t, λ, eigenvector, Θ) of the last check
+    _lanczos: tuple | None = field(default=None, repr=False)  # (t, λ, eigenvector, point) of the last check
 
-    def __call__(self, t, theta, grad_norm, rho):
+    def __call__(self, t, point, grad_norm, rho):
         """Whether the run at step ``t`` (weights Θ, ‖g‖, ρ) is certified; runs a Lanczos check only
         when (M13) is expected to hold or the floor of (M14) is reached."""
         if grad_norm > self.check_grad:
             self._window = None  # the decay is measured only over an uninterrupted stretch
             return False
-        self._observe(t, theta, grad_norm)
+        self._observe(t, point, grad_norm)
         if self._lanczos is not None and t < self._lanczos[0] + self.check_every:
             return False
         tol = self._tolerance(rho)
         floor = self.grad_floor > 0 and grad_norm <= self.grad_floor
-        if not floor and not self._expected(theta, grad_norm, tol):
+        if not floor and not self._expected(point, grad_norm, tol):
             return False
-        return self._check(t, theta, grad_norm, floor, tol)
+        return self._check(t, point, grad_norm, floor, tol)
 
     def _tolerance(self, rho):
         """The change of ρ (M13) may certify: ρ_tol, or less where ρ is within ρ_tol of a level
@@ -106,7 +110,7 @@ class MinimumCertificate:
             return 0.0
         return min(self.rho_tol, 0.5 * margin)
 
-    def _observe(self, t, theta, grad_norm):
+    def _observe(self, t, point, grad_norm):
         """Close a window of ``check_every`` steps: λ̂ from the gradient's decay, L̂ from its change."""
         if self._window is None:
             self._window = (t, grad_norm)
@@ -119,45 +123,46 @@ class MinimumCertificate:
             return
         rate = math.log(g0 / grad_norm) / (self.lr * (t - start))
         if self._rate is not None and rate > 0 and self._rate[0] > 0:
-            self._update_lipschitz(rate, self._rate[0], theta, self._rate[1])
-        self._rate = (rate, theta.copy())
+            self._update_lipschitz(rate, self._rate[0], point, self._rate[1])
+        self._rate = (rate, point.copy())
 
-    def _update_lipschitz(self, lam, previous_lam, theta, previous_theta):
-        moved = float(np.linalg.norm(theta - previous_theta))
+    def _update_lipschitz(self, lam, previous_lam, point, previous_point):
+        moved = float(np.linalg.norm(point - previous_point))
         if moved > 0:
             estimate = abs(lam - previous_lam) / moved
             self._lipschitz = estimate if math.isnan(self._lipschitz) else max(self._lipschitz, estimate)
 
-    def _bound(self, theta, lam, tol):
+    def _bound(self, point, lam, tol):
         """The largest ‖g‖ that (M13) accepts at curvature λ > 0 with ρ tolerance ``tol`` (0 without
         an L̂)."""
         if math.isnan(self._lipschitz) or tol <= 0:
             return 0.0
-        sigma = float(np.linalg.svd(theta, compute_uv=False).min())
+        weights = point if self.weights is None else self.weights(point)
+        sigma = float(np.linalg.svd(weights, compute_uv=False).min())
         bound = tol * sigma * lam / (2 * self.safety * (1 + tol))  # (M12) ≤ tol
         if self._lipschitz > 0:
             bound = min(bound, lam**2 / (4 * self.safety * self._lipschitz))  # (M11)
         return bound
 
-    def _expected(self, theta, grad_norm, tol):
+    def _expected(self, point, grad_norm, tol):
         """(M13) with the free λ̂ (capped by the last Lanczos λ) in place of λ."""
         if self._rate is None or self._rate[0] <= 0:
             return False
         lam = self._rate[0] if self._lanczos is None else min(self._rate[0], self._lanczos[1])
-        return lam > 0 and grad_norm <= self._bound(theta, lam, tol)
+        return lam > 0 and grad_norm <= self._bound(point, lam, tol)
 
-    def _check(self, t, theta, grad_norm, floor, tol):
+    def _check(self, t, point, grad_norm, floor, tol):
         """One Lanczos run: certified by (M13) with the measured λ, or by (M14) at the floor."""
         vector = self._lanczos[2] if self._lanczos is not None else None
-        lam, vector = self.bottom(theta, vector)
+        lam, vector = self.bottom(point, vector)
         lam *= self.loss_scale
         self.checks += 1
         if self._lanczos is not None and lam > 0 and self._lanczos[1] > 0:
-            self._update_lipschitz(lam, self._lanczos[1], theta, self._lanczos[3])
-        self._lanczos = (t, lam, vector, theta.copy())
+            self._update_lipschitz(lam, self._lanczos[1], point, self._lanczos[3])
+        self._lanczos = (t, lam, vector, point.copy())
         if lam <= 0:
             return False
-        if grad_norm <= self._bound(theta, lam, tol):
+        if grad_norm <= self._bound(point, lam, tol):
             self.certified_by = "kantorovich"
         elif floor:
             self.certified_by = "floor"

@@ -104,7 +104,8 @@ class Schedule:
     Certified early stopping: with ``certificate`` (a ``gd.certificate.MinimumCertificate``), a
     trial stops with ``stop_reason = "certified_minimum"`` once the certificate proves a strict
     local minimum close enough that GD converges into it, with its ρ within the certificate's
-    tolerance and on one side of the success level (docs/model.md, eq. (M13)).
+    tolerance and on one side of the success level (docs/model.md, eq. (M13)); with a trained
+    second layer its point is every trained parameter (:func:`trained_point`, Hessian (M7a)).
     """
 
     lr: float
@@ -122,10 +123,16 @@ class Schedule:
 
     def __post_init__(self):
         check_train(self.train)
-        if trains_second_layer(self.train) and self.certificate is not None:
-            raise ValueError("the minimum certificate assumes a fixed second layer")
         if math.isfinite(self.huber) and self.test_risk is not None:
             raise ValueError("the exact test risk is the square loss's")
+
+
+def trained_point(theta, a, b, second):
+    """The certificate's point: Θ, or with a trained layer (``second``: indices into (a, b)) every
+    trained parameter, flat in the layout of ``network.joint_hessian_at``."""
+    if not second:
+        return theta
+    return np.concatenate([theta.ravel(), *((a, b)[i] for i in second)])
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -168,7 +175,9 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         converged = grad_tol is not None and grad_norm <= grad_tol
         traj.converged = converged
         certificate = schedule.certificate
-        certified = certificate is not None and certificate(t, theta, grad_norm, rho)
+        certified = certificate is not None and certificate(
+            t, trained_point(theta, a, b, second), grad_norm, rho
+        )
         stop = (
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None
         )

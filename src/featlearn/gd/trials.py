@@ -18,7 +18,6 @@ from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
 from featlearn.model import population, seeds
-from featlearn.model.layers import trains_second_layer
 from featlearn.model.links import get_link
 from featlearn.model.loss import huber_threshold
 from featlearn.spectral import method as spectral
@@ -96,22 +95,34 @@ def trial_setup(settings, d, delta, trial):
     return data, net
 
 
-def certificate(settings, data, net, loss_scale):
+def certificate(settings, data, net, loss_scale, train=("theta",)):
     """The certificate (M13) of a sweep trial (``gd.certificate``), its Lanczos runs on the trial's
-    own data; None when the settings have no ``certify_check_grad`` (no early stopping)."""
+    own data, on the Hessian in every trained parameter (``train``, (M7a)); None when the settings
+    have no ``certify_check_grad`` (no early stopping)."""
     check_grad = getattr(settings, "certify_check_grad", None)
     if check_grad is None:
         return None
 
     huber = huber_threshold(settings)
+    m, d = np.shape(net.theta0)
+    layers = [name for name in ("a", "b") if name in train]
 
-    def bottom(theta, start):
+    def unpack(point):
+        """(Θ, a, b) of the certificate's point (``engine.trained_point``)."""
+        if not layers:
+            return point, net.a, net.b
+        given = dict(zip(layers, point[m * d :].reshape(len(layers), m), strict=True))
+        return point[: m * d].reshape(m, d), given.get("a", net.a), given.get("b", net.b)
+
+    def bottom(point, start):
+        theta, a, b = unpack(point)
         return hessian.bottom_eigenpair(
-            data["X"], data["y"], theta, net.a, net.b, net.activation, v0=start, tol=1e-4, huber=huber
+            data["X"], data["y"], theta, a, b, net.activation, v0=start, tol=1e-4, huber=huber, train=train
         )
 
     return MinimumCertificate(
         bottom,
+        weights=lambda point: unpack(point)[0],
         lr=settings.lr,
         loss_scale=loss_scale,
         check_grad=check_grad,
@@ -140,14 +151,12 @@ def population_risk_of(settings, data, net):
 def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
     freeze/escape levels, loss scale, the trained layers and the loss (sweep cells; Θ and the square
-    loss otherwise), with the second layer fixed the certified early stopping at a local minimum
-    (:func:`certificate`: its Hessian is Θ's; with a trained layer a trial runs until it escapes or
-    its budget ends), and for the square loss the exact population risk as test loss (Huber's test
-    loss is ρ on the trial's test samples)."""
+    loss otherwise), the certified early stopping at a local minimum (:func:`certificate`, in every
+    trained parameter), and for the square loss the exact population risk as test loss (Huber's
+    test loss is ρ on the trial's test samples)."""
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
     huber = huber_threshold(settings)
-    fixed_layer = not trains_second_layer(train)
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
@@ -155,7 +164,7 @@ def schedule(settings, data, net, freeze=True):
         freeze_rho=settings.freeze_rho if freeze else None,
         escape_rho=settings.escape_rho,
         loss_scale=scale,
-        certificate=certificate(settings, data, net, scale) if fixed_layer else None,
+        certificate=certificate(settings, data, net, scale, train),
         test_risk=population_risk_of(settings, data, net) if math.isinf(huber) else None,
         train=train,
         huber=huber,

@@ -87,6 +87,45 @@ def hessian_at(x, y, theta, a, b, activation, huber=math.inf):
     return product
 
 
+def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
+    """v ↦ ∇²R̂·v in every trained parameter (``train``: Θ and a and/or b), v and the result flat in
+    the layout (Θ row by row, then a, then b, each of length m where trained) (docs/model.md (M7a)).
+
+    With e_i = f(x_i) − y_i, ∇²R̂ = (1/n) Σ_i [ρ″(e_i) ∇f_i ∇f_iᵀ + ψ(e_i) ∇²f_i], where
+    ∂f_i/∂θ_j = c_jσ′_ij x_i, ∂f_i/∂a_j = σ_ij/m, ∂f_i/∂b_j = c_jσ′_ij and the nonzero second
+    derivatives are those of one neuron: ∂²f_i/∂θ_j² = c_jσ″_ij x_i x_iᵀ, ∂²f_i/∂θ_j∂a_j = σ′_ij x_i/m,
+    ∂²f_i/∂θ_j∂b_j = c_jσ″_ij x_i, ∂²f_i/∂a_j∂b_j = σ′_ij/m, ∂²f_i/∂b_j² = c_jσ″_ij.  The Θ block is
+    :func:`hessian_at`'s product; the rows and columns of a and b add one pass over X."""
+    m, d = theta.shape
+    theta_block = hessian_at(x, y, theta, a, b, activation, huber)
+    s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
+    c = a / m
+    _, psi, curvature = huber_parts(s @ c - y, huber)
+    layers = [name for name in ("a", "b") if name in train]
+    n = x.shape[0]
+
+    def product(v):
+        v_theta = v[: m * d].reshape(m, d)
+        given = dict(zip(layers, v[m * d :].reshape(len(layers), m), strict=True))
+        va, vb = given.get("a", np.zeros(m)), given.get("b", np.zeros(m))
+        u = np.asarray(x @ v_theta.T.astype(x.dtype), dtype=np.float64)  # u_ij = x_iᵀ v_j
+        jv_theta = (u * ds * c).sum(axis=1)
+        jv_layers = s @ va / m + (ds * c) @ vb  # ∇f_i · (v_a, v_b)
+        jv = jv_theta + jv_layers
+        # Θ rows: the Θ block, plus the columns of a and b
+        coeff = ds * c * (curvature * jv_layers)[:, None] + psi[:, None] * (ds * va / m + d2s * c * vb)
+        rows = [
+            (theta_block(v_theta) + np.asarray(coeff.T.astype(x.dtype) @ x, dtype=np.float64) / n).ravel()
+        ]
+        if "a" in given:
+            rows.append(((curvature * jv) @ s / m + psi @ (ds * (u + vb)) / m) / n)
+        if "b" in given:
+            rows.append(((curvature * jv) @ (ds * c) + psi @ (d2s * c * (u + vb) + ds * va / m)) / n)
+        return np.concatenate(rows)
+
+    return product
+
+
 def hessian_vector_product(x, y, theta, a, b, activation, v, huber=math.inf):
     """∇²R̂(Θ)·V by (H) (:func:`hessian_at` for one V)."""
     return hessian_at(x, y, theta, a, b, activation, huber)(v)

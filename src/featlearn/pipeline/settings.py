@@ -499,12 +499,10 @@ def sweep_settings(config, name, block=None, d=None):
 
 
 def unread_certificate_fields(config, section_path, section):
-    """``fixed`` entries that blank the certificate fields a sweep's trials cannot read: all of them
-    with a trained second layer (no certificate), ``certify_safety`` with Huber's loss (the floor
-    rule (M14) alone), so that editing ``early_stop`` reruns no such sweep."""
+    """``fixed`` entries that blank the certificate field a sweep's trials cannot read:
+    ``certify_safety`` with Huber's loss (the floor rule (M14) alone), so that editing it reruns no
+    such sweep."""
     values = _merged(config, section.get("activation"), section_path, section)[0]
-    if trains_second_layer(values["train"]):
-        return {name: (None, None) for name in EARLY_STOP_FIELDS}
     if values["huber"] is not None:
         return {"certify_safety": (None, None)}
     return {}
