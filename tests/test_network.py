@@ -147,3 +147,30 @@ def test_joint_hessian_matches_finite_differences_of_the_joint_gradient(rng, nam
     np.testing.assert_allclose(hess, hess.T, atol=1e-13 * np.abs(hess).max())
     dense = network.hessian_dense(x, y, theta, a, b, name, huber)
     np.testing.assert_allclose(hess[: m * d, : m * d], dense, rtol=1e-10, atol=1e-13)
+
+
+def test_the_reflection_through_the_hard_direction_flips_its_coupling_to_the_layers(rng):
+    """docs/dmft.md, "The outlier with a trained layer": x ↦ (I − 2uuᵀ)x leaves restricted GD's path
+    (θ ⊥ u, a, b) and y = g² − 1 unchanged and flips g = uᵀx, so the coupling of u to (a, b) in the
+    Hessian (M7a) changes sign (its mean is zero) while the hard entry H_uu stays."""
+    from featlearn.gd import engine as gd
+
+    n, d = 400, 30
+    u = np.eye(d)[:, :1]
+    x = rng.standard_normal((n, d))
+    y = x[:, 0] ** 2 - 1.0
+    mirror = x.copy()
+    mirror[:, 0] *= -1.0
+    theta0 = rng.standard_normal((1, d)) / np.sqrt(d)
+    train = ("theta", "a", "b")
+    columns = []
+    for data_x in (x, mirror):
+        data = {"X": data_x, "y": y, "X_test": data_x[:10], "y_test": y[:10], "theta_star": u}
+        net = gd.Network("gelu", theta0, np.ones(1), np.full(1, 0.3))
+        traj = gd.run(data, net, gd.Schedule(lr=1.0, steps=20, grid=np.array([20]), restrict=u, train=train))
+        product = network.joint_hessian_at(data_x, y, traj.theta, traj.final_a, traj.final_b, "gelu", train)
+        columns.append(product(np.concatenate([u[:, 0], np.zeros(2)])))
+        assert abs(traj.theta[0, 0]) < 1e-15
+    np.testing.assert_allclose(columns[1][d:], -columns[0][d:], rtol=1e-10)
+    assert np.abs(columns[0][d:]).max() > 1e-3
+    np.testing.assert_allclose(columns[1][0], columns[0][0], rtol=1e-10)
