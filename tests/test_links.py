@@ -145,10 +145,19 @@ def test_a_bad_link_is_a_one_line_error(text):
     assert "\n" not in str(error.value)
 
 
+def test_a_link_with_a_jump_is_refused_and_nan_stays_nan():
+    """h′ does not see a jump (Piecewise of two increasing pieces): the pieces refuse it instead of
+    bracketing preimages in an unsorted table; a NaN y gives a NaN M."""
+    with pytest.raises(ValueError, match="jumps near g = 0.998"):
+        get_link("Piecewise((g, g < 1), (g - 5, True))").g2_given_y(np.array([0.5]))
+    m = get_link("he2").g2_given_y(np.array([np.nan, 0.0]))
+    assert np.isnan(m[0]) and abs(m[1] - 1.0) < 1e-12
+
+
 def test_a_flat_link_trains_but_has_no_conditional_second_moment():
     link = get_link("Max(g, 0)")
     assert link.k == 1 and link.hard == ()
-    with pytest.raises(ValueError, match="constant near g"):
+    with pytest.raises(ValueError, match="h′ = 0 on an interval"):
         link.g2_given_y(np.array([0.5]))
 
 
@@ -184,12 +193,15 @@ def test_a_link_expression_passes_the_checks_and_changes_only_its_sweeps_params(
         (("spectral", "link"), "Max(g, 0)", "the spectral method needs E[g² | y]"),
         (("theory", "models", "quad", "link"), "easy_hard", "one direction needed"),
         (("defaults", "link"), "g + g**2", "no hard direction"),
+        (("theory", "models", "quad", "link"), "tanh(g)", "has no hard direction"),
+        (("sweeps", "easy_hard", "link"), "g1*g2", "is not g1 easy and g2 hard"),
     ],
 )
 def test_a_link_a_job_cannot_use_is_a_config_error_at_its_key(key_path, value, message):
     error = config_error(with_link(CONFIG, key_path, value))
     assert message in str(error) and "\n" not in str(error)
-    assert error.key == (".".join(key_path) if message != "no hard direction" else "hessian")
+    keys = {"no hard direction": "hessian", "is not g1 easy and g2 hard": "easy_hard.sweep"}
+    assert error.key == keys.get(message, ".".join(key_path))
 
 
 # --- every stage ------------------------------------------------------------------------------------

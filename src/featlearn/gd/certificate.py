@@ -85,7 +85,7 @@ class MinimumCertificate:
     _lanczos: tuple | None = field(default=None, repr=False)  # (t, λ, eigenvector, point) of the last check
 
     def __call__(self, t, point, grad_norm, rho):
-        """Whether the run at step ``t`` (weights Θ, ‖g‖, ρ) is certified; runs a Lanczos check only
+        """Whether the run at step ``t`` (its point, ‖g‖, ρ) is certified; runs a Lanczos check only
         when (M13) is expected to hold or the floor of (M14) is reached."""
         if grad_norm > self.check_grad:
             self._window = None  # the decay is measured only over an uninterrupted stretch

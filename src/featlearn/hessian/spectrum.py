@@ -60,7 +60,7 @@ def hessian_operator(x, y, theta, a, b, activation, huber=math.inf, train=("thet
     md + m per trained layer (``network.joint_hessian_at``)."""
     m, d = theta.shape
     if trains_second_layer(train):
-        size = m * d + m * (len(train) - 1)
+        size = m * d + m * sum(layer in train for layer in ("a", "b"))
         product = network.joint_hessian_at(x, y, theta, a, b, activation, train, huber)
         return LinearOperator((size, size), matvec=product, dtype=np.float64)
     product = network.hessian_at(x, y, theta, a, b, activation, huber)

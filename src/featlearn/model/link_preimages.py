@@ -63,13 +63,14 @@ class Preimages:
         if not (np.isfinite(values).all() and np.isfinite(slopes).all()):
             where = grid[~(np.isfinite(values) & np.isfinite(slopes))][0]
             raise ValueError(f"link {name!r}: h or h′ is not finite at g = {where:g}, inside [−28, 28]")
-        sign = _fill_tails(np.sign(slopes), np.abs(grid) > FLAT_RANGE)
-        flat = (sign[1:] == 0) & (sign[:-1] == 0)
+        inner = np.abs(grid) <= FLAT_RANGE
+        flat = (slopes[1:] == 0) & (slopes[:-1] == 0) & inner[1:] & inner[:-1]
         if flat.any():
             raise ValueError(
-                f"link {name!r} is constant near g = {grid[np.argmax(flat)]:g}: y has an atom there, "
-                "and E[g² | y] is implemented for links without flat pieces"
+                f"link {name!r} has h′ = 0 on an interval at g = {grid[np.argmax(flat)]:g} (h constant in "
+                "float64): y has an atom there, and E[g² | y] is implemented for links without flat pieces"
             )
+        sign = _fill_tails(np.sign(slopes), ~inner)
         self.grid, self.values = grid, values
         self.pieces = list(self._pieces(grid, sign))
 
@@ -86,8 +87,17 @@ class Preimages:
             interior = grid[(grid > left) & (grid < right)]
             nodes = np.concatenate([[left], interior, [right]])
             values = self.h(nodes)
-            if values[-1] != values[0]:
-                yield nodes, values, bool(values[-1] > values[0])
+            if values[-1] == values[0]:
+                continue
+            increasing = bool(values[-1] > values[0])
+            steps = np.diff(values) if increasing else -np.diff(values)
+            if steps.min() < -1e-9 * (1.0 + np.abs(values).max()):
+                where = nodes[np.argmin(steps)]
+                raise ValueError(
+                    f"link {self.name!r} jumps near g = {where:.4g} (h′ does not see it): E[g² | y] needs a "
+                    "continuous link"
+                )
+            yield nodes, values, increasing
 
     def conditional_second_moment(self, y):
         """M(y) of (S1a) for an array ``y``."""
@@ -109,8 +119,9 @@ class Preimages:
             weight = np.exp(-0.5 * root**2) / np.maximum(np.abs(self.dh(root)), 1e-300)
             numerator[inside] += weight * root**2
             denominator[inside] += weight
-        missing = denominator == 0
+        missing = (denominator == 0) & np.isfinite(flat)  # NaN in, NaN out
         for index in np.flatnonzero(missing):
             nearest = self.grid[np.argmin(np.abs(self.values - flat[index]))]
             numerator[index], denominator[index] = nearest**2, 1.0
-        return (numerator / denominator).reshape(y.shape)
+        with np.errstate(invalid="ignore"):  # 0/0 for a NaN y only
+            return (numerator / denominator).reshape(y.shape)

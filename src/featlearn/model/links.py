@@ -50,7 +50,7 @@ HARD_TOL = 1e-9
 """Direction j is hard if |E[g_j h(g)]| ≤ HARD_TOL · (1 + E[h²]^{1/2})."""
 
 HERMITE_NODES = 40
-"""Gauss–Hermite nodes per axis of the first Hermite coefficients and of the sample check."""
+"""Gauss–Hermite nodes per axis of the first Hermite coefficients (and of the sample check for k = 1)."""
 
 g = sympy.Symbol("g", real=True)
 INDEXED = tuple(sympy.Symbol(f"g{j}", real=True) for j in range(1, MAX_INDEX + 1))
@@ -75,10 +75,6 @@ class Link:
     h: Callable[[np.ndarray], np.ndarray]
     hard: tuple
     derivative: Callable[[np.ndarray], np.ndarray] | None = None
-
-    @property
-    def description(self):
-        return self.expression
 
     @functools.cached_property
     def preimages(self):
@@ -131,13 +127,17 @@ def _sample_points(k):
     return np.vstack([axis, np.array(list(itertools.product(nodes, repeat=k)))])
 
 
-def _hard_directions(h, k):
+def _hard_directions(h, k, text):
     """Indices j with |E[g_j h(g)]| ≤ HARD_TOL (1 + E[h²]^{1/2}) (tensor Gauss–Hermite rule)."""
     x, w = hermegauss(HERMITE_NODES)
     w = w / w.sum()
     points = np.array(list(itertools.product(x, repeat=k)))
     weights = np.prod(np.array(list(itertools.product(w, repeat=k))), axis=1)
-    values = h(points)
+    with np.errstate(all="ignore"):
+        values = h(points)
+    if not np.isfinite(values).all():
+        where = ", ".join(f"{v:g}" for v in points[np.argmax(~np.isfinite(values))])
+        raise catalogue.ExpressionError(f"{text!r} is not a finite real number at g = ({where})")
     scale = 1.0 + np.sqrt(weights @ values**2)
     return tuple(j for j in range(k) if abs(weights @ (points[:, j] * values)) <= HARD_TOL * scale)
 
@@ -157,7 +157,8 @@ def parse(text):
         try:
             values = _vectorised(expr, symbols)(points)
         except (ArithmeticError, ValueError, TypeError) as err:
-            raise catalogue.ExpressionError(f"{text!r} cannot be evaluated: {err}") from None
+            message = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise catalogue.ExpressionError(f"{text!r} cannot be evaluated: {message}") from None
     bad = ~np.isfinite(values)
     if bad.any():
         where = ", ".join(f"{v:g}" for v in points[np.argmax(bad)])
@@ -180,4 +181,4 @@ def get_link(name):
         ) from None
     h = _vectorised(expr, symbols)
     derivative = _vectorised(catalogue.derivatives(expr, g)[1], symbols) if k == 1 else None
-    return Link(name, text, k, h, _hard_directions(h, k), derivative)
+    return Link(name, text, k, h, _hard_directions(h, k, text), derivative)

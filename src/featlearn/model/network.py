@@ -95,7 +95,7 @@ def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
     ∂f_i/∂θ_j = c_jσ′_ij x_i, ∂f_i/∂a_j = σ_ij/m, ∂f_i/∂b_j = c_jσ′_ij and the nonzero second
     derivatives are those of one neuron: ∂²f_i/∂θ_j² = c_jσ″_ij x_i x_iᵀ, ∂²f_i/∂θ_j∂a_j = σ′_ij x_i/m,
     ∂²f_i/∂θ_j∂b_j = c_jσ″_ij x_i, ∂²f_i/∂a_j∂b_j = σ′_ij/m, ∂²f_i/∂b_j² = c_jσ″_ij.  The Θ block is
-    :func:`hessian_at`'s product; the rows and columns of a and b add one pass over X."""
+    :func:`hessian_at`'s product; the rows and columns of a and b add two passes over X."""
     m, d = theta.shape
     theta_block = hessian_at(x, y, theta, a, b, activation, huber)
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))

@@ -122,9 +122,10 @@ def _link_uses(config):
 
 def link_references(config):
     """Every link the config names is a built-in link or an expression that ``links.parse`` accepts.
-    The theory models, the spectral method and the designer need a single index; the spectral
-    method (``spectral.link``, the designer's δ_alg, the sweeps started from the spectral estimator)
-    also needs E[g² | y], which a link that is constant on an interval does not give."""
+    The theory models, the spectral method and the designer need a single index, the theory models
+    and the designer a hard direction (their restricted GD projects it out); the spectral method
+    (``spectral.link``, the designer's δ_alg, the sweeps started from the spectral estimator) also
+    needs E[g² | y], which a link that is constant on an interval or jumps does not give."""
     for key, name in _link_uses(config):
         try:
             get_link(name)
@@ -132,9 +133,8 @@ def link_references(config):
             raise ConfigError(key, str(error)) from None
     models = config["theory"]["models"]
     single = [(f"theory.models.{model}.link", spec["link"]) for model, spec in models.items()]
-    spectral = [("spectral.link", config["spectral"]["link"])]
-    if config.get("design"):
-        spectral.append(("design.link", config["design"]["link"]))
+    design = [("design.link", config["design"]["link"])] if config.get("design") else []
+    spectral = [("spectral.link", config["spectral"]["link"]), *design]
     for name in config["sweeps"]:
         merged = settings.sweep_conventions(config, name)
         if merged["init"] == "spectral":
@@ -142,6 +142,9 @@ def link_references(config):
     for key, name in single + spectral:
         if get_link(name).k != 1:
             raise ConfigError(key, f"{name!r} has k = {get_link(name).k}: one direction needed")
+    for key, name in single + design:
+        if not get_link(name).hard:
+            raise ConfigError(key, f"{name!r} has no hard direction (its first Hermite coefficient is not 0)")
     for key, name in spectral:
         try:
             pieces = get_link(name).preimages.pieces
@@ -164,8 +167,10 @@ def sweep_references(config):
         if name not in sweeps:
             raise ConfigError(key, f"{name!r} is not a sweep (sweeps: {', '.join(sweeps)})")
     link = sweeps[config["easy_hard"]["sweep"]].get("link", config["defaults"]["link"])
-    if get_link(link).k < 2:
-        raise ConfigError("easy_hard.sweep", f"its link {link!r} has a single direction")
+    if get_link(link).k != 2 or get_link(link).hard != (1,):
+        raise ConfigError(
+            "easy_hard.sweep", f"its link {link!r} is not g1 easy and g2 hard (k = 2, hard direction g2)"
+        )
     for name, spec in sweeps.items():
         for d in spec.get("delta_at", {}):
             if d not in spec["d"]:

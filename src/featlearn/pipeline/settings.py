@@ -213,9 +213,8 @@ SweepSettings = compose(
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
     the layers ``train`` (docs/model.md, eq. (M4a)) on the loss ``huber`` (None: the square loss;
     else Huber's threshold κ_H, (M3a)); a trial that has not escaped stops at a certified
-    local minimum (with a fixed second layer only: the certificate's Hessian is that of Θ;
-    docs/model.md, eq. (M13): Hessian checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least
-    ``certify_every`` steps apart,
+    local minimum (its Hessian in every trained parameter, (M7a); docs/model.md, eq. (M13): Hessian
+    checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least ``certify_every`` steps apart,
     safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``; (M14): a positive
     definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
     MODEL,
