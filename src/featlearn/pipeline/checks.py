@@ -120,17 +120,22 @@ def _link_uses(config):
             yield key, value
 
 
-def link_references(config):
-    """Every link the config names is a built-in link or an expression that ``links.parse`` accepts.
-    The theory models, the spectral method and the designer need a single index, the theory models
-    and the designer a hard direction (their restricted GD projects it out); the spectral method
-    (``spectral.link``, the designer's δ_alg, the sweeps started from the spectral estimator) also
-    needs E[g² | y], which a link that is constant on an interval or jumps does not give."""
+def link_expressions(config):
+    """Every link the config names is a built-in link or an expression that ``links.parse`` accepts."""
     for key, name in _link_uses(config):
         try:
             get_link(name)
         except ValueError as error:
             raise ConfigError(key, str(error)) from None
+
+
+def link_requirements(config):
+    """What the jobs need of their links (checked after the supported options, so that a convention
+    a job refuses is named first).  The theory models, the spectral method and the designer need a
+    single index, the theory models and the designer a hard direction (their restricted GD projects
+    it out); the spectral method (``spectral.link``, the designer's δ_alg, the sweeps started from
+    the spectral estimator) also needs E[g² | y], which a link that is constant on an interval or
+    jumps does not give."""
     models = config["theory"]["models"]
     single = [(f"theory.models.{model}.link", spec["link"]) for model, spec in models.items()]
     design = [("design.link", config["design"]["link"])] if config.get("design") else []
@@ -363,7 +368,7 @@ def memory(config, limit_mb):
 
 CHECKS = (
     finite_numbers,
-    link_references,
+    link_expressions,
     config_activations,
     activation_references,
     sweep_references,
@@ -375,6 +380,7 @@ CHECKS = (
     design_references,
     unique_stems,
     supported_options,
+    link_requirements,
 )
 
 
