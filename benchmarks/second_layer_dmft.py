@@ -16,27 +16,17 @@ import argparse
 import time
 
 import numpy as np
+from second_layer_common import add_model_arguments, restricted_run
 
-from featlearn.gd import engine as gd
-from featlearn.model import data as data_mod
-from featlearn.model import seeds
-from featlearn.model.links import get_link
 from featlearn.theory import dmft
 
 TRAIN = ("theta", "a", "b")
 QUANTITIES = ("norm2", "train_loss", "a", "b")
 
 
-def restricted_run(args, seed, train):
+def paths(args, seed, train):
     """One restricted GD run; (‖θ^t‖², train loss, a^t, b^t) for t = 0..steps, shape (4, steps + 1)."""
-    gens = seeds.trial_generators("second-layer", args.link, args.d, args.delta, seed)
-    data = data_mod.trial_data(gens, int(round(args.delta * args.d)), args.d, 10, args.link)
-    hard = data["theta_star"][:, list(get_link(args.link).hard)]
-    theta0 = gens["init"].standard_normal((1, args.d)) / np.sqrt(args.d)
-    net = gd.Network(args.activation, theta0, np.ones(1), np.full(1, args.b0))
-    grid = np.arange(args.steps + 1)
-    schedule = gd.Schedule(lr=args.lr, steps=args.steps, grid=grid, restrict=hard, train=train)
-    traj = gd.run(data, net, schedule)
+    _, _, traj = restricted_run(args, args.d, seed, train, np.arange(args.steps + 1))
     return np.array([traj.norm**2, traj.train_loss, traj.a_path[:, 0], traj.b_path[:, 0]])
 
 
@@ -61,7 +51,7 @@ def summary(values):
 
 def compare(args, train):
     start = time.perf_counter()
-    sim = np.array([restricted_run(args, s, train) for s in range(args.seeds)])
+    sim = np.array([paths(args, s, train) for s in range(args.seeds)])
     mid = time.perf_counter()
     theory = np.array([dmft_run(args, r, train) for r in range(args.replicas)])
     end = time.perf_counter()
@@ -88,16 +78,10 @@ def compare(args, train):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--activation", default="gelu")
-    parser.add_argument("--link", default="he2")
-    parser.add_argument("--delta", type=float, default=8.0)
-    parser.add_argument("--lr", type=float, default=1.0)
+    add_model_arguments(parser, seeds_default=8)
     parser.add_argument("--d", type=int, default=1000)
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--paths", type=int, default=10_000)
     parser.add_argument("--replicas", type=int, default=4)
-    parser.add_argument("--b0", type=float, default=0.3)
     args = parser.parse_args()
     print(
         f"{args.activation} on {args.link}, delta = {args.delta}, eta = {args.lr}, a0 = 1, b0 = {args.b0}, "

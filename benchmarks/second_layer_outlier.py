@@ -4,7 +4,7 @@ trained layer").
 
 Restricted GD (hard coordinate projected out, ``train = ("theta", "a", "b")``) runs ``--steps`` steps
 from θ⁰ ~ N(0, I/d), a⁰ = 1, b⁰ = ``--b0`` on ``--seeds`` datasets per d (identities ("second-layer",
-link, d, δ, seed), as in benchmarks/second_layer_dmft.py).  At its end point, with u = θ* the hard
+link, d, δ, seed), benchmarks/second_layer_common.py).  At its end point, with u = θ* the hard
 direction, it prints per d the mean ± s.e. over seeds of
 
 * H_uu = uᵀ∇²_θθ R̂ u, the hard diagonal entry;
@@ -34,35 +34,20 @@ import argparse
 import time
 
 import numpy as np
+from second_layer_common import add_model_arguments, restricted_run
 
 from featlearn.analysis.thresholds import first_crossing
-from featlearn.gd import engine as gd
 from featlearn.hessian import spectrum as hessian
-from featlearn.model import data as data_mod
-from featlearn.model import network, seeds
-from featlearn.model.links import get_link
+from featlearn.model import network
 from featlearn.theory import dmft
 from featlearn.theory.delta_nn import outlier_track
 
 TRAIN = ("theta", "a", "b")
 
 
-def end_point(args, d, seed):
-    """(data, θ, a, b) of one restricted GD run with a and b trained."""
-    gens = seeds.trial_generators("second-layer", args.link, d, args.delta, seed)
-    data = data_mod.trial_data(gens, int(round(args.delta * d)), d, 10, args.link)
-    hard = data["theta_star"][:, list(get_link(args.link).hard)]
-    theta0 = gens["init"].standard_normal((1, d)) / np.sqrt(d)
-    net = gd.Network(args.activation, theta0, np.ones(1), np.full(1, args.b0))
-    schedule = gd.Schedule(
-        lr=args.lr, steps=args.steps, grid=np.array([args.steps]), restrict=hard, train=TRAIN
-    )
-    traj = gd.run(data, net, schedule)
-    return data, hard[:, 0], traj.theta, traj.final_a, traj.final_b
-
-
 def measure(args, d, seed):
-    data, u, theta, a, b = end_point(args, d, seed)
+    data, hard, traj = restricted_run(args, d, seed, TRAIN, np.array([args.steps]))
+    u, theta, a, b = hard[:, 0], traj.theta, traj.final_a, traj.final_b
     x, y = data["X"], data["y"]
     product = network.joint_hessian_at(x, y, theta, a, b, args.activation, TRAIN)
     column = product(np.concatenate([u, np.zeros(2)]))
@@ -123,14 +108,8 @@ def compare_delta_nn(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--activation", default="gelu")
-    parser.add_argument("--link", default="he2")
-    parser.add_argument("--delta", type=float, default=8.0)
-    parser.add_argument("--lr", type=float, default=1.0)
+    add_model_arguments(parser, seeds_default=4)
     parser.add_argument("--d", type=int, nargs="*", default=[250, 1000, 2000])
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--b0", type=float, default=0.3)
     parser.add_argument("--grid", type=float, nargs="*", default=[])
     parser.add_argument("--paths", type=int, default=10_000)
     parser.add_argument("--replicas", type=int, default=2)
