@@ -111,15 +111,23 @@ def test_single_neuron_hessian_is_weighted_gram(rng):
     )
 
 
+def test_a_trained_point_is_theta_then_a_then_b_and_unpacks(rng):
+    theta, a, b = rng.standard_normal((2, 3)), np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    assert network.pack_point(theta, a, b, ("theta",)) is theta
+    point = network.pack_point(theta, a, b, ("theta", "b", "a"))
+    np.testing.assert_array_equal(point, [*theta.ravel(), 1.0, 2.0, 3.0, 4.0])
+    only_b = network.pack_point(theta, a, b, ("theta", "b"))
+    np.testing.assert_array_equal(only_b, [*theta.ravel(), 3.0, 4.0])
+    back = network.unpack_point(only_b + 1.0, theta.shape, ("theta", "b"), a, b)
+    np.testing.assert_array_equal(back[0], theta + 1.0)
+    assert back[1] is a and np.array_equal(back[2], b + 1.0)
+
+
 def _joint_gradient(x, y, theta, a, b, name, train, huber, point):
-    """The gradient in every trained parameter at ``point`` (layout of ``joint_hessian_at``)."""
-    m, d = theta.shape
-    layers = [layer for layer in ("a", "b") if layer in train]
-    given = dict(zip(layers, point[m * d :].reshape(len(layers), m), strict=True))
-    at = (point[: m * d].reshape(m, d), given.get("a", a), given.get("b", b))
+    """The gradient in every trained parameter at ``point`` (layout of ``network.pack_point``)."""
+    at = network.unpack_point(point, theta.shape, train, a, b)
     grad_a, grad_b = network.gradient_second_layer(x, y, *at, name, huber)
-    parts = {"a": grad_a, "b": grad_b}
-    return np.concatenate([network.gradient(x, y, *at, name, huber).ravel(), *(parts[k] for k in layers)])
+    return network.pack_point(network.gradient(x, y, *at, name, huber), grad_a, grad_b, train)
 
 
 @pytest.mark.parametrize("train", [("theta", "a"), ("theta", "b"), ("theta", "a", "b")])
@@ -130,8 +138,7 @@ def test_joint_hessian_matches_finite_differences_of_the_joint_gradient(rng, nam
     (G), (Ga), (Gb); symmetric; its Θ block is (H)."""
     x, y, theta, a, b = small_problem(rng, m=2)
     m, d = theta.shape
-    layers = [layer for layer in ("a", "b") if layer in train]
-    point = np.concatenate([theta.ravel(), *({"a": a, "b": b}[k] for k in layers)])
+    point = network.pack_point(theta, a, b, train)
     product = network.joint_hessian_at(x, y, theta, a, b, name, train, huber)
     columns = np.eye(point.size)
     hess = np.column_stack([product(e) for e in columns])

@@ -21,7 +21,7 @@ from featlearn.gd import kernel as gd_kernel
 from featlearn.model import metrics
 from featlearn.model.activations import activation_code
 from featlearn.model.layers import check_train, trains_second_layer
-from featlearn.model.network import huber_parts, predict
+from featlearn.model.network import huber_parts, pack_point, predict
 
 
 def log_grid(steps, points):
@@ -105,7 +105,7 @@ class Schedule:
     trial stops with ``stop_reason = "certified_minimum"`` once the certificate proves a strict
     local minimum close enough that GD converges into it, with its ρ within the certificate's
     tolerance and on one side of the success level (docs/model.md, eq. (M13)); with a trained
-    second layer its point is every trained parameter (:func:`trained_point`, Hessian (M7a)).
+    second layer its point is every trained parameter (``network.pack_point``, Hessian (M7a)).
     """
 
     lr: float
@@ -125,14 +125,6 @@ class Schedule:
         check_train(self.train)
         if math.isfinite(self.huber) and self.test_risk is not None:
             raise ValueError("the exact test risk is the square loss's")
-
-
-def trained_point(theta, a, b, second):
-    """The certificate's point: Θ, or with a trained layer (``second``: indices into (a, b)) every
-    trained parameter, flat in the layout of ``network.joint_hessian_at``."""
-    if not second:
-        return theta
-    return np.concatenate([theta.ravel(), *((a, b)[i] for i in second)])
 
 
 def run(data, net, schedule, *, progress=None, checkpoint=None):
@@ -176,7 +168,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         traj.converged = converged
         certificate = schedule.certificate
         certified = certificate is not None and certificate(
-            t, trained_point(theta, a, b, second), grad_norm, rho
+            t, pack_point(theta, a, b, schedule.train), grad_norm, rho
         )
         stop = (
             "frozen" if frozen else "converged" if converged else "certified_minimum" if certified else None

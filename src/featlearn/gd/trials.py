@@ -17,7 +17,7 @@ from featlearn.gd.certificate import MinimumCertificate
 from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
-from featlearn.model import population, seeds
+from featlearn.model import network, population, seeds
 from featlearn.model.links import get_link
 from featlearn.model.loss import huber_threshold
 from featlearn.spectral import method as spectral
@@ -104,15 +104,10 @@ def certificate(settings, data, net, loss_scale, train=("theta",)):
         return None
 
     huber = huber_threshold(settings)
-    m, d = np.shape(net.theta0)
-    layers = [name for name in ("a", "b") if name in train]
 
     def unpack(point):
-        """(Θ, a, b) of the certificate's point (``engine.trained_point``)."""
-        if not layers:
-            return point, net.a, net.b
-        given = dict(zip(layers, point[m * d :].reshape(len(layers), m), strict=True))
-        return point[: m * d].reshape(m, d), given.get("a", net.a), given.get("b", net.b)
+        """(Θ, a, b) of the certificate's point (``network.pack_point``)."""
+        return network.unpack_point(point, np.shape(net.theta0), train, net.a, net.b)
 
     def bottom(point, start):
         theta, a, b = unpack(point)

@@ -24,7 +24,7 @@ from scipy import linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from featlearn.model import network
-from featlearn.model.layers import trains_second_layer
+from featlearn.model.layers import trained_layers, trains_second_layer
 
 DENSE_MAX = 2500
 
@@ -60,7 +60,7 @@ def hessian_operator(x, y, theta, a, b, activation, huber=math.inf, train=("thet
     md + m per trained layer (``network.joint_hessian_at``)."""
     m, d = theta.shape
     if trains_second_layer(train):
-        size = m * d + m * sum(layer in train for layer in ("a", "b"))
+        size = m * (d + len(trained_layers(train)))
         product = network.joint_hessian_at(x, y, theta, a, b, activation, train, huber)
         return LinearOperator((size, size), matvec=product, dtype=np.float64)
     product = network.hessian_at(x, y, theta, a, b, activation, huber)

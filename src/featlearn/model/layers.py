@@ -12,6 +12,11 @@ def check_train(train):
         raise ValueError(f"train must hold 'theta' and may add 'a' and 'b', got {tuple(train)}")
 
 
+def trained_layers(train):
+    """The second-layer parameters ``train`` names, in the order of a trained point: a before b."""
+    return [name for name in LAYERS[1:] if name in train]
+
+
 def trains_second_layer(train):
     """Whether ``train`` trains a or b beside Θ."""
-    return bool(set(train) - {"theta"})
+    return bool(trained_layers(train))

@@ -50,7 +50,7 @@ HARD_TOL = 1e-9
 """Direction j is hard if |E[g_j h(g)]| ≤ HARD_TOL · (1 + E[h²]^{1/2})."""
 
 HERMITE_NODES = 40
-"""Gauss–Hermite nodes per axis of the first Hermite coefficients (and of the sample check for k = 1)."""
+"""Gauss–Hermite nodes per axis of the first Hermite coefficients (also points of the sample check)."""
 
 g = sympy.Symbol("g", real=True)
 INDEXED = tuple(sympy.Symbol(f"g{j}", real=True) for j in range(1, MAX_INDEX + 1))
@@ -117,27 +117,30 @@ def _of_scalar(function):
     return lambda values: function(np.reshape(values, (-1, 1))).reshape(np.shape(values))
 
 
+@functools.cache
+def _hermite_rule(k):
+    """Points (HERMITE_NODES^k × k) and weights of the tensor Gauss–Hermite rule for N(0, I_k)."""
+    x, w = hermegauss(HERMITE_NODES)
+    points = np.array(list(itertools.product(x, repeat=k)))
+    weights = np.prod(np.array(list(itertools.product(w / w.sum(), repeat=k))), axis=1)
+    return points, weights
+
+
 def _sample_points(k):
-    """Points where h must be finite: every sample value on each axis (others 0.3) and the tensor
-    Gauss–Hermite grid."""
-    nodes, _ = hermegauss(HERMITE_NODES if k == 1 else 12)
+    """Points where h must be finite: every sample value on each axis (others 0.3) and the points of
+    the Gauss–Hermite rule of the hard directions."""
     axis = np.full((_SAMPLES.size * k, k), 0.3)
     for j in range(k):
         axis[j * _SAMPLES.size : (j + 1) * _SAMPLES.size, j] = _SAMPLES
-    return np.vstack([axis, np.array(list(itertools.product(nodes, repeat=k)))])
+    return np.vstack([axis, _hermite_rule(k)[0]])
 
 
-def _hard_directions(h, k, text):
-    """Indices j with |E[g_j h(g)]| ≤ HARD_TOL (1 + E[h²]^{1/2}) (tensor Gauss–Hermite rule)."""
-    x, w = hermegauss(HERMITE_NODES)
-    w = w / w.sum()
-    points = np.array(list(itertools.product(x, repeat=k)))
-    weights = np.prod(np.array(list(itertools.product(w, repeat=k))), axis=1)
+def _hard_directions(h, k):
+    """Indices j with |E[g_j h(g)]| ≤ HARD_TOL (1 + E[h²]^{1/2}) (tensor Gauss–Hermite rule, whose
+    points ``parse`` has checked h finite at)."""
+    points, weights = _hermite_rule(k)
     with np.errstate(all="ignore"):
         values = h(points)
-    if not np.isfinite(values).all():
-        where = ", ".join(f"{v:g}" for v in points[np.argmax(~np.isfinite(values))])
-        raise catalogue.ExpressionError(f"{text!r} is not a finite real number at g = ({where})")
     scale = 1.0 + np.sqrt(weights @ values**2)
     return tuple(j for j in range(k) if abs(weights @ (points[:, j] * values)) <= HARD_TOL * scale)
 
@@ -181,4 +184,4 @@ def get_link(name):
         ) from None
     h = _vectorised(expr, symbols)
     derivative = _vectorised(catalogue.derivatives(expr, g)[1], symbols) if k == 1 else None
-    return Link(name, text, k, h, _hard_directions(h, k, text), derivative)
+    return Link(name, text, k, h, _hard_directions(h, k), derivative)

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from featlearn.model.activations import evaluate
+from featlearn.model.layers import trained_layers
 
 
 def preactivations(x, theta, b):
@@ -87,9 +88,30 @@ def hessian_at(x, y, theta, a, b, activation, huber=math.inf):
     return product
 
 
+def pack_point(theta, a, b, train):
+    """The point of every trained parameter: Θ itself with a fixed second layer, else the flat vector
+    (Θ row by row, then a, then b, each of length m where ``train`` names it)."""
+    layers = trained_layers(train)
+    if not layers:
+        return theta
+    given = {"a": a, "b": b}
+    return np.concatenate([theta.ravel(), *(given[name] for name in layers)])
+
+
+def unpack_point(point, shape, train, a, b):
+    """(Θ, a, b) of a point of :func:`pack_point` with Θ of ``shape``; a and b where not trained are
+    the given ones."""
+    layers = trained_layers(train)
+    if not layers:
+        return point, a, b
+    m, d = shape
+    given = dict(zip(layers, point[m * d :].reshape(len(layers), m), strict=True))
+    return point[: m * d].reshape(m, d), given.get("a", a), given.get("b", b)
+
+
 def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
     """v ↦ ∇²R̂·v in every trained parameter (``train``: Θ and a and/or b), v and the result flat in
-    the layout (Θ row by row, then a, then b, each of length m where trained) (docs/model.md (M7a)).
+    the layout of :func:`pack_point` (docs/model.md (M7a)).
 
     With e_i = f(x_i) − y_i, ∇²R̂ = (1/n) Σ_i [ρ″(e_i) ∇f_i ∇f_iᵀ + ψ(e_i) ∇²f_i], where
     ∂f_i/∂θ_j = c_jσ′_ij x_i, ∂f_i/∂a_j = σ_ij/m, ∂f_i/∂b_j = c_jσ′_ij and the nonzero second
@@ -101,13 +123,11 @@ def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / m
     _, psi, curvature = huber_parts(s @ c - y, huber)
-    layers = [name for name in ("a", "b") if name in train]
+    layers = trained_layers(train)
     n = x.shape[0]
 
     def product(v):
-        v_theta = v[: m * d].reshape(m, d)
-        given = dict(zip(layers, v[m * d :].reshape(len(layers), m), strict=True))
-        va, vb = given.get("a", np.zeros(m)), given.get("b", np.zeros(m))
+        v_theta, va, vb = unpack_point(v, (m, d), train, np.zeros(m), np.zeros(m))
         u = np.asarray(x @ v_theta.T.astype(x.dtype), dtype=np.float64)  # u_ij = x_iᵀ v_j
         jv_theta = (u * ds * c).sum(axis=1)
         jv_layers = s @ va / m + (ds * c) @ vb  # ∇f_i · (v_a, v_b)
@@ -117,9 +137,9 @@ def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
         rows = [
             (theta_block(v_theta) + np.asarray(coeff.T.astype(x.dtype) @ x, dtype=np.float64) / n).ravel()
         ]
-        if "a" in given:
+        if "a" in layers:
             rows.append(((curvature * jv) @ s / m + psi @ (ds * (u + vb)) / m) / n)
-        if "b" in given:
+        if "b" in layers:
             rows.append(((curvature * jv) @ (ds * c) + psi @ (d2s * c * (u + vb) + ds * va / m)) / n)
         return np.concatenate(rows)
 
