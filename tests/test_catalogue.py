@@ -8,7 +8,14 @@ import sympy
 
 from featlearn.model import catalogue
 from featlearn.model.activations import ACTIVATIONS, evaluate
-from featlearn.model.catalogue import BUILT_IN, ExpressionError, derivatives, kernel_source, parse
+from featlearn.model.catalogue import (
+    BUILT_IN,
+    BUILT_IN_LOSSES,
+    ExpressionError,
+    derivatives,
+    kernel_source,
+    parse,
+)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
@@ -70,8 +77,10 @@ def test_generated_kernel_matches_the_hand_written_one(name):
 
 
 def test_checked_in_kernel_is_what_the_catalogue_generates():
-    path = Path(catalogue.__file__).with_name("_activation_kernel.py")
-    assert path.read_text() == kernel_source(BUILT_IN), "run `python -m featlearn.model.catalogue`"
+    path = Path(catalogue.__file__).with_name("_model_kernel.py")
+    assert path.read_text() == kernel_source(BUILT_IN, BUILT_IN_LOSSES), (
+        "run `python -m featlearn.model.catalogue`"
+    )
 
 
 @pytest.mark.parametrize("text", [*BUILT_IN.values(), *USER.values()])
@@ -130,7 +139,9 @@ def test_derivatives_reject_what_is_not_twice_differentiable(expr, message):
 
 
 def test_user_catalogue_compiles_under_numba(tmp_path):
-    module = import_generated(kernel_source(USER, header="# test catalogue\n"), tmp_path / "user_kernel.py")
+    module = import_generated(
+        kernel_source(USER, BUILT_IN_LOSSES, header="# test catalogue\n"), tmp_path / "user_kernel.py"
+    )
     assert module.ACTIVATIONS == {name: code for code, name in enumerate(USER)}
     for name, text in USER.items():
         triple = [sympy.lambdify(catalogue.z, part, modules="math") for part in derivatives(parse(text))]

@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from featlearn.model.activations import evaluate
-from featlearn.model.loss import loss_derivatives
+from featlearn.model.loss import SQUARE, loss_derivatives, loss_parts, named_loss
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
 
 
-def restricted_gd(activation, link, delta, lr, steps, p, seed, train=("theta",), b=0.0, huber=np.inf):
+def restricted_gd(activation, link, delta, lr, steps, p, seed, train=("theta",), b=0.0, loss=SQUARE):
     """Direct simulation of the restricted dynamics: (‖θ‖², train loss, E[g² w], a, b) per step; a
-    and b move by (M4a) when trained; the loss is Huber's with threshold ``huber`` (∞: square)."""
+    and b move by (M4a) when trained; the loss is ``loss`` (a ``featlearn.model.loss.Loss``)."""
     rng = np.random.default_rng(seed)
     a = 1.0
     n = int(delta * p)
@@ -24,10 +24,10 @@ def restricted_gd(activation, link, delta, lr, steps, p, seed, train=("theta",),
     out = []
     for _ in range(steps + 1):
         z = a_mat @ theta
-        ell, r, w = loss_derivatives(activation, a, b, y, z, huber)
+        ell, r, w = loss_derivatives(activation, a, b, y, z, loss)
         out.append((theta @ theta, ell.mean(), np.mean(g**2 * w), a, b))
         s, _, _ = evaluate(activation, z + b)
-        grad_a, grad_b = np.mean(np.clip(a * s - y, -huber, huber) * s), np.mean(r)
+        grad_a, grad_b = np.mean(loss_parts(a * s - y, loss)[1] * s), np.mean(r)
         theta = theta - lr / n * (a_mat.T @ r)
         a -= lr * grad_a * ("a" in train)
         b -= lr * grad_b * ("b" in train)
@@ -119,9 +119,9 @@ def test_dmft_with_huber_loss_matches_restricted_gd():
     """(M3a) in (D5): Huber's loss with κ_H = 0.25 (about a quarter of the residuals beyond it on the
     bump link), GeLU, δ = 6, p = 1500, t ≤ 12, tolerances of the square-loss test; the loss changes
     the trajectory (the square loss's norm differs)."""
-    steps, seeds, huber = 12, 8, 0.25
+    steps, seeds, huber = 12, 8, named_loss("huber", 0.25)
     replicas = [
-        dmft.solve("gelu", "bump", 6.0, 1.0, steps, 20_000, ("test", "huber", r), huber=huber)
+        dmft.solve("gelu", "bump", 6.0, 1.0, steps, 20_000, ("test", "huber", r), loss=huber)
         for r in range(3)
     ]  # the mean of three path sets: one alone may read a rare spike (docs/dmft.md, "Known limits")
     res = SimpleNamespace(
@@ -129,7 +129,7 @@ def test_dmft_with_huber_loss_matches_restricted_gd():
     )
     square = dmft.solve("gelu", "bump", 6.0, 1.0, steps, 20_000, ("test", "huber", 0))
     runs = np.array(
-        [restricted_gd("gelu", "bump", 6.0, 1.0, steps, 1500, s, huber=huber) for s in range(seeds)]
+        [restricted_gd("gelu", "bump", 6.0, 1.0, steps, 1500, s, loss=huber) for s in range(seeds)]
     )
     sim, err = runs.mean(axis=0), runs.std(axis=0) / np.sqrt(seeds)
     assert abs(square.norm2[steps] - res.norm2[steps]) > 0.1 * res.norm2[steps]

@@ -10,6 +10,7 @@ from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
 from featlearn.hessian import spectrum as hessian
 from featlearn.model import network
+from featlearn.model.loss import named_loss
 from featlearn.pipeline.settings import sweep_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,9 +107,13 @@ def test_a_huber_cell_trains_on_huber_loss_and_stops_by_the_floor_rule_only():
     settings = replace(SETTINGS, steps=2000, huber=0.5, certify_check_grad=1e-2, certify_grad_floor=1e-4)
     data, net = sweep.trial_setup(settings, 40, 3.0, 0)
     schedule = sweep.schedule(settings, data, net)
-    assert schedule.huber == 0.5 and schedule.test_risk is None and math.isinf(schedule.certificate.safety)
+    assert (
+        schedule.loss == named_loss("huber", 0.5)
+        and schedule.test_risk is None
+        and math.isinf(schedule.certificate.safety)
+    )
     traj = gd.run(data, net, schedule)
-    expected = network.risk(data["X"], data["y"], traj.theta, net.a, net.b, "gelu", 0.5)
+    expected = network.risk(data["X"], data["y"], traj.theta, net.a, net.b, "gelu", named_loss("huber", 0.5))
     np.testing.assert_allclose(traj.final_train_loss, expected, rtol=1e-10)
     assert traj.stop_reason == "certified_minimum" and schedule.certificate.certified_by == "floor"
 

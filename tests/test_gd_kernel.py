@@ -6,11 +6,12 @@ from conftest import ALL_ACTIVATIONS, small_problem
 from featlearn.gd import kernel as gd_kernel
 from featlearn.model import network
 from featlearn.model.activations import activation_code
+from featlearn.model.loss import SQUARE, named_loss
 
 
-def kernel(x, y, theta, a, b, name, huber=np.inf):
+def kernel(x, y, theta, a, b, name, loss=SQUARE):
     buffers = gd_kernel.scratch(*theta.shape, x.dtype)
-    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), buffers, huber)
+    loss = gd_kernel.risk_and_gradient(x, y, theta, a, b, activation_code(name), buffers, loss)
     return loss, buffers.grad, buffers.grad_ab
 
 
@@ -31,10 +32,13 @@ def test_kernel_matches_numpy_reference(rng, name, m, n):
 def test_kernel_with_huber_loss_matches_numpy_reference(rng, m):
     """(M3a): the kernel's ψ(e) and ρ(e) against the NumPy reference, κ_H = 0.3."""
     x, y, theta, a, b = small_problem(rng, n=259, d=37, m=m)
-    loss, grad, grad_ab = kernel(x, y, theta, a, b, "gelu", 0.3)
-    np.testing.assert_allclose(loss, network.risk(x, y, theta, a, b, "gelu", 0.3), rtol=1e-12)
-    np.testing.assert_allclose(grad, network.gradient(x, y, theta, a, b, "gelu", 0.3), rtol=1e-11, atol=1e-14)
-    ref_ab = np.array(network.gradient_second_layer(x, y, theta, a, b, "gelu", 0.3))
+    huber = named_loss("huber", 0.3)
+    loss, grad, grad_ab = kernel(x, y, theta, a, b, "gelu", huber)
+    np.testing.assert_allclose(loss, network.risk(x, y, theta, a, b, "gelu", huber), rtol=1e-12)
+    np.testing.assert_allclose(
+        grad, network.gradient(x, y, theta, a, b, "gelu", huber), rtol=1e-11, atol=1e-14
+    )
+    ref_ab = np.array(network.gradient_second_layer(x, y, theta, a, b, "gelu", huber))
     np.testing.assert_allclose(grad_ab, ref_ab, rtol=1e-11, atol=1e-14)
     assert loss < network.risk(x, y, theta, a, b, "gelu")  # ρ(e) < e²/2 beyond κ_H
 

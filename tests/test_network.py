@@ -3,6 +3,7 @@ import pytest
 from conftest import ALL_ACTIVATIONS, small_problem
 
 from featlearn.model import network
+from featlearn.model.loss import SQUARE, named_loss
 
 
 @pytest.mark.parametrize("m", [1, 3])
@@ -27,9 +28,9 @@ def test_huber_loss_gradients_and_hessian_match_finite_differences(rng, name, m)
     """(M3a): with κ_H = 0.3 (a share of the residuals beyond it) ∇R̂, ∂R̂/∂a, ∂R̂/∂b against central
     differences of the Huber risk, and H·V against differences of the gradient."""
     x, y, theta, a, b = small_problem(rng, m=m)
-    huber = 0.3
+    huber = named_loss("huber", 0.3)
     e = network.predict(x, theta, a, b, name) - y
-    assert 0.2 < np.mean(np.abs(e) > huber) < 0.98
+    assert 0.2 < np.mean(np.abs(e) > huber.kappa) < 0.98
     h = 1e-6
     fd = np.empty_like(theta)
     for idx in np.ndindex(theta.shape):
@@ -131,7 +132,7 @@ def _joint_gradient(x, y, theta, a, b, name, train, huber, point):
 
 
 @pytest.mark.parametrize("train", [("theta", "a"), ("theta", "b"), ("theta", "a", "b")])
-@pytest.mark.parametrize("huber", [np.inf, 0.5])
+@pytest.mark.parametrize("huber", [SQUARE, named_loss("huber", 0.5)])
 @pytest.mark.parametrize("name", ["gelu", "quad", "tanh"])
 def test_joint_hessian_matches_finite_differences_of_the_joint_gradient(rng, name, huber, train):
     """(M7a): the Hessian in (Θ, a, b) column by column against central differences of the gradient

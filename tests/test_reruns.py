@@ -257,7 +257,7 @@ def test_adding_a_config_activation_reruns_no_built_job(tiny_tree, tmp_path):
     path.write_text(yaml.safe_dump(config))
     rows = summary_plan(tiny_tree, path)
     assert rows is not None, "the config with swish was rejected"
-    kernels = {"activation_kernel", "numba_cache", "activation_numba_cache"}
+    kernels = {"model_kernel", "numba_cache", "model_numba_cache"}
     upstream = {kind.rule for kind in jobs.KINDS} | kernels
     scheduled = {o for o, (rule, plan, _) in rows.items() if rule in upstream and plan != "no update"}
     tag = kernel_tag(config, "swish")

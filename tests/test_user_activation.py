@@ -1,6 +1,7 @@
 """Config activations (``activations:`` in the config, docs/model.md): the checks, the generated
-kernel module a job loads through ``FEATLEARN_ACTIVATION_KERNEL``, and a sweep of one built end to
-end beside built-in jobs that it leaves alone."""
+kernel module a job loads through ``FEATLEARN_MODEL_KERNEL``, and a sweep of one built end to end
+beside built-in jobs that it leaves alone (and, in the same tree, a sweep of a config loss,
+``losses:``)."""
 
 import copy
 import os
@@ -14,7 +15,7 @@ import yaml
 from test_reruns import summary_plan
 from test_workflow import TINY, copy_workflow, snakemake
 
-from featlearn.io.job import ACTIVATION_KERNEL_ENV
+from featlearn.io.job import MODEL_KERNEL_ENV
 from featlearn.model.catalogue import BUILT_IN, ExpressionError, config_kernel_source, parse
 from featlearn.pipeline import checks, jobs, kernels
 
@@ -36,6 +37,18 @@ def with_swish(config, expression=SWISH):
     out["learning_rate"]["swish"] = 1.0
     out["steps"]["swish"] = 200
     out["sweeps"]["swish"] = dict(SWISH_SWEEP)
+    return out
+
+
+LOGCOSH = "log(cosh(e))"
+
+
+def with_logcosh(config, expression=LOGCOSH):
+    """``config`` with the config loss logcosh and a GeLU sweep trained on it."""
+    out = copy.deepcopy(config)
+    out["losses"] = {"logcosh": expression}
+    out["sweeps"]["gelu_logcosh"] = {**SWISH_SWEEP, "activation": "gelu", "loss": "logcosh"}
+    out["sweeps"]["gelu_logcosh"]["figure"] = "extra_phase_gelu_logcosh"
     return out
 
 
@@ -87,7 +100,7 @@ def test_a_config_activation_passes_the_checks_and_names_its_kernel():
     checks.check_config(config)
     tag = kernels.kernel_tag(config, "swish")
     assert tag.startswith("swish_") and len(tag) == len("swish_") + kernels.HASH_DIGITS
-    assert kernels.kernel_tags(config) == {tag: ("swish", SWISH)}
+    assert kernels.kernel_tags(config) == {tag: (("swish", SWISH), None)}
     assert kernels.kernel_tag(config, "gelu") is None
     assert kernels.kernel_tag(with_swish(TINY_CONFIG, "z/(1 + exp(-1.0*z))"), "swish") != tag
 
@@ -148,7 +161,7 @@ from dataclasses import replace
 import numpy as np
 import yaml
 
-from featlearn.model import _activation_kernel as built_in
+from featlearn.model import _model_kernel as built_in
 from featlearn.model.activations import ACTIVATIONS, activation, activation_code, evaluate
 
 assert ACTIVATIONS == {**built_in.ACTIVATIONS, "swish": 6} and activation_code("swish") == 6
@@ -174,13 +187,13 @@ print("OK")
 
 
 def test_a_job_loads_the_generated_kernel_named_by_the_environment(tmp_path):
-    """A fresh interpreter with ``FEATLEARN_ACTIVATION_KERNEL`` set runs swish through the package:
+    """A fresh interpreter with ``FEATLEARN_MODEL_KERNEL`` set runs swish through the package:
     σ, σ′, σ″ against the closed forms, the built-in codes unchanged, one GD trial that learns."""
     kernel = tmp_path / "swish_kernel.py"
-    kernel.write_text(config_kernel_source("swish", SWISH))
+    kernel.write_text(config_kernel_source(("swish", SWISH)))
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(with_swish(TINY_CONFIG)))
-    env = {**os.environ, ACTIVATION_KERNEL_ENV: str(kernel), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, MODEL_KERNEL_ENV: str(kernel), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     proc = subprocess.run(
         [sys.executable, "-c", IN_A_JOB, str(config)], capture_output=True, text=True, timeout=600, env=env
     )
@@ -191,8 +204,8 @@ def test_a_job_loads_the_generated_kernel_named_by_the_environment(tmp_path):
 def test_the_kernel_cannot_be_chosen_after_activations_is_imported():
     code = (
         "import featlearn.model.activations\n"
-        "from featlearn.io.job import use_activation_kernel\n"
-        "use_activation_kernel('x.py')"
+        "from featlearn.io.job import use_model_kernel\n"
+        "use_model_kernel('x.py')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and "imported before its kernel was set" in proc.stderr
@@ -202,18 +215,37 @@ def test_the_kernel_cannot_be_chosen_after_activations_is_imported():
 
 BUILT = "results/tables/gelu_cells.csv"
 TARGET = "results/tables/swish_cells.csv"
+LOSS_TARGET = "results/tables/gelu_logcosh_cells.csv"
 
 
 @pytest.fixture(scope="module")
 def swish_tree(tmp_path_factory):
     """A tiny workflow with the gelu sweep built under the tiny config, then the swish sweep built
-    under the tiny config with swish added (``swish.yaml``, a complete config)."""
+    under the tiny config with swish added (``swish.yaml``, a complete config), then a GeLU sweep on
+    the config loss logcosh (``logcosh.yaml``: swish and logcosh added)."""
     wd = copy_workflow(tmp_path_factory.mktemp("swish"), TINY)
     snakemake(wd, BUILT)
     (wd / "swish.yaml").write_text(yaml.safe_dump(with_swish(TINY_CONFIG)))
     plan = summary_plan(wd, wd / "swish.yaml")  # before swish is built
     snakemake(wd, TARGET, "--configfile", "swish.yaml")
+    (wd / "logcosh.yaml").write_text(yaml.safe_dump(with_logcosh(with_swish(TINY_CONFIG))))
+    snakemake(wd, LOSS_TARGET, "--configfile", "logcosh.yaml")
     return wd, plan
+
+
+def test_a_sweep_of_a_config_loss_runs_end_to_end_with_its_own_kernel(swish_tree):
+    """The logcosh sweep's table has its cells; its jobs ran the generated kernel of logcosh (tag
+    ``loss-logcosh_<hash>``, with its numba cache); the built gelu and swish sweeps are up to date
+    under the config with logcosh."""
+    wd, _ = swish_tree
+    rows = (wd / LOSS_TARGET).read_text().splitlines()
+    assert len(rows) == 1 + len(SWISH_SWEEP["delta"])
+    assert all(row.startswith("gelu_logcosh,gelu,") for row in rows[1:])
+    tag = kernels.kernel_tag(with_logcosh(TINY_CONFIG), "gelu", "logcosh")
+    assert "log(cosh(e))" in (wd / "results" / ".kernels" / f"{tag}.py").read_text()
+    assert any((wd / "results" / ".numba_cache" / tag / "run_cell").rglob(f"{tag}.rho-*.nbi"))
+    nothing = snakemake(wd, "-n", BUILT, TARGET, LOSS_TARGET, "--configfile", "logcosh.yaml")
+    assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
 def test_a_sweep_of_a_config_activation_runs_end_to_end(swish_tree):
@@ -235,7 +267,7 @@ def test_adding_a_config_activation_reruns_no_built_job(swish_tree):
     built |= set(jobs.outputs(TINY_CONFIG, "sweep_block", sweep="gelu"))
     assert {out: plan[out][1] for out in built} == dict.fromkeys(built, "no update")
     to_run = {rule for out, (rule, update, _) in plan.items() if "swish" in out and update != "no update"}
-    assert {"activation_kernel", "activation_numba_cache", "sweep_block", "aggregate_sweep"} <= to_run
+    assert {"model_kernel", "model_numba_cache", "sweep_block", "aggregate_sweep"} <= to_run
     nothing = snakemake(wd, "-n", BUILT, TARGET, "--configfile", "swish.yaml")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 

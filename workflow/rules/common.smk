@@ -65,8 +65,8 @@ def warmed_code(script):
 def kernel_cache(rule, script):
     """Input function of the compute rule ``rule``, which runs ``workflow/scripts/<script>.py``.
     Each job gets its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
-    job whose activation is a config activation, that cache is the one warmed with the activation's
-    generated kernel module (activation_numba_cache), and the module is its ``kernel``
+    job whose activation or loss is a config entry, that cache is the one warmed with its generated
+    kernel module (model_numba_cache), and the module is its ``kernel``
     (``featlearn.pipeline.kernels``)."""
 
     def inputs(w):
@@ -79,18 +79,19 @@ def kernel_cache(rule, script):
 
 
 def kernel_tag_constraint():
-    """The tags of this config's activation kernels, as a wildcard constraint (none: nothing matches)."""
+    """The tags of this config's model kernels, as a wildcard constraint (none: nothing matches)."""
     return "|".join(kernels.kernel_tags(config)) or "^$"
 
 
-def kernel_activation(tag):
-    """(name, expression) of the config activation whose kernel has tag ``tag``."""
+def kernel_entries(tag):
+    """((name, expression) or None, (name, expression) or None): the config activation and loss of
+    the kernel with tag ``tag``."""
     return kernels.kernel_tags(config)[tag]
 
 
 def kernel_cache_dir(ready):
     """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
-    marker; ``<cache>/<tag>/<script>/`` for a config activation's kernel).  One directory per
+    marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per
     script: numba keys a cached kernel by signature only, so a kernel first compiled inside another
     script's kernel (e.g. a fastmath caller) would otherwise be cached with that context's code, and
     results would depend on which warm-up ran first."""

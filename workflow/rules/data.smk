@@ -1,26 +1,26 @@
-# Stage 1: shared datasets, the kernels of the config activations and the numba kernel cache.
+# Stage 1: shared datasets, the kernels of the config activations and losses and the numba kernel cache.
 
 
 localrules:
-    activation_kernel,
+    model_kernel,
 
 
-rule activation_kernel:
+rule model_kernel:
     message:
-        "Generating the activation kernel {wildcards.tag}.py of a config activation"
+        "Generating the model kernel {wildcards.tag}.py of a config activation or loss"
     input:
-        code=code("activation_kernel.py"),
+        code=code("model_kernel.py"),
     output:
         f"{KERNELS}/{{tag}}.py",
     log:
-        f"{RESULTS}/logs/activation_kernel/{{tag}}.log",
+        f"{RESULTS}/logs/model_kernel/{{tag}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/activation_kernel/{{tag}}.tsv"
+        f"{RESULTS}/benchmarks/model_kernel/{{tag}}.tsv"
     wildcard_constraints:
         tag=kernel_tag_constraint(),
     params:
-        activation=lambda w: kernel_activation(w.tag)[0],
-        expression=lambda w: kernel_activation(w.tag)[1],
+        activation=lambda w: kernel_entries(w.tag)[0],
+        loss=lambda w: kernel_entries(w.tag)[1],
     threads: 1
     resources:
         mem_mb=1000,
@@ -28,7 +28,7 @@ rule activation_kernel:
     conda:
         ENV
     script:
-        "../scripts/activation_kernel.py"
+        "../scripts/model_kernel.py"
 
 
 rule numba_cache:
@@ -57,9 +57,9 @@ rule numba_cache:
         "../scripts/warm_numba.py"
 
 
-use rule numba_cache as activation_numba_cache with:
+use rule numba_cache as model_numba_cache with:
     message:
-        "Compiling the numba kernels of {wildcards.script}.py with the activation kernel {wildcards.tag}"
+        "Compiling the numba kernels of {wildcards.script}.py with the model kernel {wildcards.tag}"
     input:
         code=lambda w: warmed_code(w.script),
         kernel=f"{KERNELS}/{{tag}}.py",

@@ -18,6 +18,7 @@ from scipy import stats
 from featlearn.analysis.theory_tables import delta_nn_curve, delta_nn_se, minimum_over_time
 from featlearn.io.results import load_npz
 from featlearn.model.catalogue import substitute
+from featlearn.model.loss_choice import loss_name
 
 
 def theory_row(name, settings, out):
@@ -27,7 +28,8 @@ def theory_row(name, settings, out):
     bound), "none" without a minimum."""
     row = {"design": name, "activation": settings.activation, "a": settings.a, "b": settings.b}
     row |= {"r0": settings.r0, "lr": settings.lr, "link": settings.link}
-    row["huber"] = np.nan if settings.huber is None else float(settings.huber)  # NaN: the square loss
+    row["loss"] = loss_name(settings)
+    row["huber"] = np.nan if settings.huber is None else float(settings.huber)  # NaN: no threshold
     row["delta_nn_inf"] = float(out["delta_nn_inf"])
     row["long_time_status"] = str(out["status"])
     row["at_value"] = float(out["at_value"])
@@ -154,6 +156,7 @@ def family_row(family):
         "r0": np.nan,
         "lr": np.nan,
         "link": settings["link"],
+        "loss": "square",
         "huber": np.nan,
         "delta_nn_inf": float(best["delta_nn_inf"]),
         "long_time_status": best["status"],

@@ -21,7 +21,8 @@ from featlearn.gd import kernel as gd_kernel
 from featlearn.model import metrics
 from featlearn.model.activations import activation_code
 from featlearn.model.layers import check_train, trains_second_layer
-from featlearn.model.network import huber_parts, pack_point, predict
+from featlearn.model.loss import SQUARE, Loss, is_square, loss_parts
+from featlearn.model.network import pack_point, predict
 
 
 def log_grid(steps, points):
@@ -95,9 +96,9 @@ class Schedule:
     Θ(0) and from every gradient, Θ ← Θ − η ∇R̂ (I − UUᵀ), so it stays exactly zero.
     ``grad_tol`` stops the run once ‖∇R̂‖_F ≤ grad_tol (``Trajectory.converged``).
     ``train`` names the trained parameters: ``("theta",)`` (a and b fixed) or with ``"a"`` and/or
-    ``"b"``; the gradient norm is then that of every trained parameter.  ``huber``: the threshold
-    κ_H of Huber's loss (docs/model.md, eq. (M3a); ∞: the square loss), for the training and the
-    sampled test loss alike.
+    ``"b"``; the gradient norm is then that of every trained parameter.  ``loss``: the loss ρ
+    (a ``featlearn.model.loss.Loss``: the square loss, Huber's or a config loss; docs/model.md,
+    eq. (M3a)), for the training and the sampled test loss alike.
     ``test_risk`` ((Θ, a, b) ↦ the population risk, ``model.population``) gives the exact test loss;
     the loss on the trial's fresh test samples is recorded beside it as a check.
 
@@ -119,11 +120,11 @@ class Schedule:
     certificate: Callable[[int, np.ndarray, float, float], bool] | None = None
     test_risk: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None
     train: tuple = ("theta",)
-    huber: float = math.inf
+    loss: Loss = SQUARE
 
     def __post_init__(self):
         check_train(self.train)
-        if math.isfinite(self.huber) and self.test_risk is not None:
+        if not is_square(self.loss) and self.test_risk is not None:
             raise ValueError("the exact test risk is the square loss's")
 
 
@@ -150,7 +151,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     traj = _new_trajectory(grid, theta_star.shape[1], theta.shape[0])
     slot = {int(s): i for i, s in enumerate(grid)}
     for t in range(steps + 1):
-        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers, schedule.huber)
+        loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers, schedule.loss)
         grad *= loss_scale
         grad_ab *= loss_scale
         if restrict is not None:
@@ -175,7 +176,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         )
         if t in slot or stop or t == steps:
             residual = predict(data["X_test"], theta, a, b, activation) - data["y_test"]
-            sampled = loss_scale * float(np.mean(huber_parts(residual, schedule.huber)[0]))
+            sampled = loss_scale * float(np.mean(loss_parts(residual, schedule.loss)[0]))
             exact = schedule.test_risk
             test_loss = loss_scale * exact(theta, a, b) if exact is not None else sampled
             traj.final_test_loss = test_loss

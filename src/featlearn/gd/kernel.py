@@ -4,24 +4,26 @@ For each row x_i the kernel forms z_ij = θ_jᵀx_i + b_j, the residual e_i = f(
 g_j += e_i c_j σ′(z_ij) x_i (c_j = a_j/m) while the row is still in cache, i.e. it evaluates eq. (G) of
 ``network`` ((M6)) in a single pass over X. The same pass sums the second layer's gradients (Ga), (Gb)
 of ``network`` ((M6a)): e_i σ(z_ij)/m and e_i c_j σ′(z_ij), O(nm) beside the O(nmd) of (G), so they are
-always computed and used only when a and b are trained. With Huber's loss (docs/model.md, eq. (M3a))
-e_i is replaced by ψ(e_i) = clip(e_i, −κ_H, κ_H) in every sum. Rows are taken four at a time (four
-dot products share one pass over Θ, four axpys share one pass over g), which keeps the loop
-memory-bound rather than latency-bound.
+always computed and used only when a and b are trained. With a loss other than the square loss
+(Huber's or a config loss, docs/model.md, eq. (M3a)) e_i is replaced by ψ(e_i) = ρ′(e_i) in every
+sum. Rows are taken four at a time (four dot products share one pass over Θ, four axpys share one
+pass over g), which keeps the loop memory-bound rather than latency-bound.
 
 The rows are split into ``N_BLOCKS`` fixed blocks whose partial gradients are summed in block order, so
 the result is bit-identical for any number of threads. X may be float32 or float64; all arithmetic is
 float64. fastmath keeps NaN/inf semantics (no ``nnan``/``ninf``) so that a diverging trial is detected.
 """
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from featlearn.model.activations import activation
-from featlearn.model.loss import huber
+from featlearn.model.compiled import rho
+from featlearn.model.loss import SQUARE
+
+SQUARE_CODE = SQUARE.code
 
 N_BLOCKS = 64
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
@@ -63,23 +65,24 @@ def _square_residuals(i, r, b, a_over_m, code, y, z, coef, values):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _huber_residuals(i, r, b, a_over_m, code, y, threshold, z, coef, values):
-    """Huber's residuals ψ(e) of rows i..i+r−1 (see :func:`_rows_forward`); returns Σ_q 2ρ(e_q)."""
+def _loss_residuals(i, r, b, a_over_m, code, y, loss, z, coef, values):
+    """The residuals ψ(e) of rows i..i+r−1 for the :class:`featlearn.model.loss.Loss` ``loss`` (see
+    :func:`_rows_forward`); returns Σ_q 2ρ(e_q)."""
     total = 0.0
     for q in range(r):
         f = _row_output(q, b, a_over_m, code, z, coef, values)
-        rho, psi, _ = huber(f - y[i + q], threshold)
-        total += 2.0 * rho
+        value, psi, _ = rho(loss.code, f - y[i + q], loss.kappa)
+        total += 2.0 * value
         _scale_row(q, psi, coef, values)
     return total
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, values, zero):
+def _rows_forward(x, i, r, theta, b, a_over_m, code, y, loss, z, coef, values, zero):
     """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj) in the dtype of X, and in float64
-    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q².  With a
-    finite ``threshold`` κ_H, Huber's loss: e is replaced by ψ(e) and e² by 2ρ(e) (a function of
-    its own, so that the square loss's arithmetic is exactly what it was before Huber's loss)."""
+    values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q².  For a
+    ``loss`` other than the square loss, e is replaced by ψ(e) and e² by 2ρ(e) (a function of its
+    own, so that the square loss's arithmetic is exactly what it was before other losses)."""
     m, d = theta.shape
     for j in range(m):
         th = theta[j]
@@ -100,9 +103,9 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, valu
                 for k in range(d):
                     s += xq[k] * th[k]
                 z[q, j] = s
-    if threshold == math.inf:
+    if loss.code == SQUARE_CODE:
         return _square_residuals(i, r, b, a_over_m, code, y, z, coef, values)
-    return _huber_residuals(i, r, b, a_over_m, code, y, threshold, z, coef, values)
+    return _loss_residuals(i, r, b, a_over_m, code, y, loss, z, coef, values)
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -129,7 +132,7 @@ def _rows_accumulate(x, i, r, coef, values, g, ab):
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _risk_and_gradient(x, y, theta, a, b, code, threshold, grad, grad_ab, partial, partial_ab, zero):
+def _risk_and_gradient(x, y, theta, a, b, code, loss, grad, grad_ab, partial, partial_ab, zero):
     n = x.shape[0]
     m = theta.shape[0]
     a_over_m = a / m
@@ -149,7 +152,7 @@ def _risk_and_gradient(x, y, theta, a, b, code, threshold, grad, grad_ab, partia
         i = lo
         while i < hi:
             r = min(4, hi - i)
-            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, threshold, z, coef, values, zero)
+            sq += _rows_forward(x, i, r, theta, b, a_over_m, code, y, loss, z, coef, values, zero)
             _rows_accumulate(x, i, r, coef, values, g, ab)
             i += r
         block_sq[blk] = sq
@@ -174,18 +177,16 @@ class Scratch(NamedTuple):
     partial_ab: np.ndarray  # per-block second-layer sums, (N_BLOCKS, 2, m) float64
 
 
-def risk_and_gradient(x, y, theta, a, b, code, buffers, huber=math.inf):
+def risk_and_gradient(x, y, theta, a, b, code, buffers, loss=SQUARE):
     """Write ∇_Θ R̂ (eq. G) into ``buffers.grad`` and (∇_a R̂, ∇_b R̂) (eqs. Ga, Gb) into
-    ``buffers.grad_ab``; return R̂ = (1/n) Σ ρ(e_i) (ρ(e) = e²/2 for the square loss, ``huber`` = ∞;
-    Huber's loss with threshold ``huber`` otherwise, docs/model.md, eq. (M3a)).
+    ``buffers.grad_ab``; return R̂ = (1/n) Σ ρ(e_i) for the :class:`featlearn.model.loss.Loss`
+    ``loss`` (ρ(e) = e²/2 for the square loss, docs/model.md, eq. (M3a)).
 
     Dot products and per-block gradient sums of ∇_Θ are done in the dtype of X (Θ is rounded to
     it); activations, residuals, the second layer's sums, the block reduction and the result are
     float64.  ``buffers`` come from :func:`scratch`.
     """
-    return _risk_and_gradient(
-        x, y, theta.astype(x.dtype), a, b, code, float(huber), *buffers, x.dtype.type(0)
-    )
+    return _risk_and_gradient(x, y, theta.astype(x.dtype), a, b, code, loss, *buffers, x.dtype.type(0))
 
 
 def scratch(m, d, dtype=np.float64):

@@ -19,7 +19,7 @@ from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
 from featlearn.model import network, population, seeds
 from featlearn.model.links import get_link
-from featlearn.model.loss import huber_threshold
+from featlearn.model.loss import is_square, loss_of
 from featlearn.spectral import method as spectral
 
 
@@ -103,7 +103,7 @@ def certificate(settings, data, net, loss_scale, train=("theta",)):
     if check_grad is None:
         return None
 
-    huber = huber_threshold(settings)
+    loss = loss_of(settings)
 
     def unpack(point):
         """(Θ, a, b) of the certificate's point (``network.pack_point``)."""
@@ -112,7 +112,7 @@ def certificate(settings, data, net, loss_scale, train=("theta",)):
     def bottom(point, start):
         theta, a, b = unpack(point)
         return hessian.bottom_eigenpair(
-            data["X"], data["y"], theta, a, b, net.activation, v0=start, tol=1e-4, huber=huber, train=train
+            data["X"], data["y"], theta, a, b, net.activation, v0=start, tol=1e-4, loss=loss, train=train
         )
 
     return MinimumCertificate(
@@ -122,9 +122,10 @@ def certificate(settings, data, net, loss_scale, train=("theta",)):
         loss_scale=loss_scale,
         check_grad=check_grad,
         check_every=settings.certify_every,
-        # Huber's loss has a Hessian that jumps where a residual crosses ±κ_H: no Lipschitz constant,
-        # so no Kantorovich certificate (M13); the floor rule (M14) alone stops its failed trials
-        safety=settings.certify_safety if math.isinf(huber) else math.inf,
+        # the Kantorovich certificate's Lipschitz bound (M13) is the square loss's (Huber's Hessian
+        # even jumps where a residual crosses ±κ_H): for any other loss the floor rule (M14) alone
+        # stops failed trials
+        safety=settings.certify_safety if is_square(loss) else math.inf,
         rho_tol=settings.certify_rho_tol,
         rho_low=min(settings.escape_rho, settings.success_rho),
         rho_high=settings.success_rho,
@@ -147,11 +148,11 @@ def schedule(settings, data, net, freeze=True):
     """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
     freeze/escape levels, loss scale, the trained layers and the loss (sweep cells; Θ and the square
     loss otherwise), the certified early stopping at a local minimum (:func:`certificate`, in every
-    trained parameter), and for the square loss the exact population risk as test loss (Huber's
-    test loss is ρ on the trial's test samples)."""
+    trained parameter), and for the square loss the exact population risk as test loss (another
+    loss's test loss is ρ on the trial's test samples)."""
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
-    huber = huber_threshold(settings)
+    loss = loss_of(settings)
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
@@ -160,9 +161,9 @@ def schedule(settings, data, net, freeze=True):
         escape_rho=settings.escape_rho,
         loss_scale=scale,
         certificate=certificate(settings, data, net, scale, train),
-        test_risk=population_risk_of(settings, data, net) if math.isinf(huber) else None,
+        test_risk=population_risk_of(settings, data, net) if is_square(loss) else None,
         train=train,
-        huber=huber,
+        loss=loss,
     )
 
 

@@ -16,7 +16,6 @@ Eigenpairs: dense ``eigh`` of the explicit matrix when md ≤ ``dense_max``, els
 out of the way by adding ``shift``·P_hard, so no spurious zero eigenvalues appear.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +24,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from featlearn.model import network
 from featlearn.model.layers import trained_layers, trains_second_layer
+from featlearn.model.loss import SQUARE
 
 DENSE_MAX = 2500
 
@@ -53,17 +53,17 @@ def hessian_matrix(x, y, theta, a, b, activation):
     return network.hessian_dense(x, y, theta, a, b, activation)
 
 
-def hessian_operator(x, y, theta, a, b, activation, huber=math.inf, train=("theta",)):
-    """Matrix-free H as a LinearOperator on vectors of length md (neuron-major); of Huber's loss with
-    threshold ``huber`` when finite (the sweeps' certificate).  With a trained second layer
+def hessian_operator(x, y, theta, a, b, activation, loss=SQUARE, train=("theta",)):
+    """Matrix-free H as a LinearOperator on vectors of length md (neuron-major); of the loss ``loss``
+    (a ``featlearn.model.loss.Loss``; the square loss by default).  With a trained second layer
     (``train`` with a and/or b) H is the Hessian in every trained parameter, on vectors of length
     md + m per trained layer (``network.joint_hessian_at``)."""
     m, d = theta.shape
     if trains_second_layer(train):
         size = m * (d + len(trained_layers(train)))
-        product = network.joint_hessian_at(x, y, theta, a, b, activation, train, huber)
+        product = network.joint_hessian_at(x, y, theta, a, b, activation, train, loss)
         return LinearOperator((size, size), matvec=product, dtype=np.float64)
-    product = network.hessian_at(x, y, theta, a, b, activation, huber)
+    product = network.hessian_at(x, y, theta, a, b, activation, loss)
 
     def matvec(v):
         return product(v.reshape(m, d)).ravel()
@@ -129,11 +129,11 @@ def spectrum(x, y, theta, a, b, activation, hard, k=3, dense_max=DENSE_MAX, tol=
     return spectrum_of(hmat, _lift(hard, m), k, tol)
 
 
-def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8, huber=math.inf, train=("theta",)):
+def bottom_eigenpair(x, y, theta, a, b, activation, v0=None, tol=1e-8, loss=SQUARE, train=("theta",)):
     """(λ_min, v) of the Hessian at Θ (in every trained parameter, ``train``) by Lanczos on the
     matrix-free operator (one HVP per iteration), started from ``v0`` (a previous eigenvector) or the
     fixed start of :func:`_bottom`."""
-    vals, vecs = _bottom(hessian_operator(x, y, theta, a, b, activation, huber, train), 1, tol, v0)
+    vals, vecs = _bottom(hessian_operator(x, y, theta, a, b, activation, loss, train), 1, tol, v0)
     return float(vals[0]), vecs[:, 0]
 
 

@@ -1,5 +1,5 @@
 """A job's start: its log (timestamped progress lines, every rule writes one), and for compute
-jobs the warm numba kernel cache, the activation kernel and the thread count.
+jobs the warm numba kernel cache, the model kernel and the thread count.
 
 A compute script calls :func:`start_job` first and imports its featlearn modules after it, inside
 its ``main(sm)``:
@@ -45,34 +45,34 @@ def use_kernel_cache(cache_dir):
     os.environ["NUMBA_CACHE_DIR"] = cache_dir
 
 
-ACTIVATION_KERNEL_ENV = "FEATLEARN_ACTIVATION_KERNEL"
-"""The generated activation kernel module a process runs (read by ``featlearn.model.activations``
-when it is imported); unset: the built-in kernel."""
+MODEL_KERNEL_ENV = "FEATLEARN_MODEL_KERNEL"
+"""The generated model kernel module (activations and losses) a process runs (read by
+``featlearn.model.compiled`` when it is imported); unset: the built-in kernel."""
 
 
-def use_activation_kernel(path):
-    """Make ``featlearn.model.activations`` load the generated kernel module at ``path`` (a config
-    activation's, ``FEATLEARN_ACTIVATION_KERNEL``), or the built-in kernel for None.
+def use_model_kernel(path):
+    """Make ``featlearn.model.compiled`` load the generated kernel module at ``path`` (that of a job
+    with a config activation or loss, ``FEATLEARN_MODEL_KERNEL``), or the built-in kernel for None.
 
-    The module is chosen when ``activations`` is imported, so this must run before; it raises
+    The module is chosen when ``compiled`` is imported, so this must run before; it raises
     otherwise, since the job would silently run the kernel already loaded."""
-    if "featlearn.model.activations" in sys.modules:
-        raise RuntimeError(f"featlearn.model.activations was imported before its kernel was set to {path}")
+    if "featlearn.model.compiled" in sys.modules:
+        raise RuntimeError(f"featlearn.model.compiled was imported before its kernel was set to {path}")
     if path is None:
-        os.environ.pop(ACTIVATION_KERNEL_ENV, None)
+        os.environ.pop(MODEL_KERNEL_ENV, None)
     else:
-        os.environ[ACTIVATION_KERNEL_ENV] = path
+        os.environ[MODEL_KERNEL_ENV] = path
 
 
 def use_job_kernels(smk):
-    """The job's numba cache (``params.cache_dir``, :func:`use_kernel_cache`) and activation kernel
-    (``input.kernel``, present for a config activation only; :func:`use_activation_kernel`)."""
+    """The job's numba cache (``params.cache_dir``, :func:`use_kernel_cache`) and model kernel
+    (``input.kernel``, present for a config activation or loss only; :func:`use_model_kernel`)."""
     use_kernel_cache(smk.params.cache_dir)
-    use_activation_kernel(smk.input.get("kernel"))
+    use_model_kernel(smk.input.get("kernel"))
 
 
 def start_job(smk):
-    """Point numba at the job's warm kernel cache and featlearn at its activation kernel
+    """Point numba at the job's warm kernel cache and featlearn at its model kernel
     (:func:`use_job_kernels`), set its threads from the rule, return the job's logger.  Call it
     before importing any featlearn module that uses numba (a kernel module, or ``io.provenance``)."""
     use_job_kernels(smk)

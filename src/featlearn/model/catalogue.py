@@ -1,17 +1,20 @@
-"""The activation catalogue: every activation σ is a sympy expression in z (docs/model.md, eq. (M2)).
+"""The model catalogue: every activation σ is a sympy expression in z (docs/model.md, eq. (M2)), every
+loss ρ a sympy expression in the residual e (eq. (M3a)).
 
-σ′ and σ″ come from symbolic differentiation.  Kinks are differentiated piecewise: ``Abs``, ``Max``
-and ``Min`` are first rewritten as ``Piecewise``, whose derivative is the ``Piecewise`` of the
-derivatives of its pieces, so the derivatives hold almost everywhere (relu: σ′ = 1[z > 0], σ″ = 0,
-with the value of the z ≤ 0 piece at the kink).  A derivative that still contains ``DiracDelta``
-or an unevaluated ``Derivative``/``Subs`` makes the expression an error.
+σ′ and σ″ (ρ′ = ψ and ρ″) come from symbolic differentiation.  Kinks are differentiated piecewise:
+``Abs``, ``Max`` and ``Min`` are first rewritten as ``Piecewise``, whose derivative is the
+``Piecewise`` of the derivatives of its pieces, so the derivatives hold almost everywhere (relu:
+σ′ = 1[z > 0], σ″ = 0, with the value of the z ≤ 0 piece at the kink).  A derivative that still
+contains ``DiracDelta`` or an unevaluated ``Derivative``/``Subs`` makes the expression an error.
 
-:func:`kernel_source` prints a catalogue as the source of a numba module whose ``activation(code,
-z)`` returns (σ(z), σ′(z), σ″(z)), one ``if code == k:`` branch per entry (common subexpressions of
-the triple shared by ``sympy.cse``, constants folded to float literals).  The built-in catalogue
-``BUILT_IN`` is checked in as ``_activation_kernel.py``; ``python -m featlearn.model.catalogue``
-regenerates it.  An activation given in the config (``activations:``) gets a module of its own,
-:func:`config_kernel_source`: the built-ins with their codes and the config entry after them.
+:func:`kernel_source` prints the catalogues as the source of a numba module whose ``activation(code,
+z)`` returns (σ(z), σ′(z), σ″(z)) and whose ``rho(code, e, kappa)`` returns (ρ(e), ψ(e), ρ″(e)),
+one ``if code == k:`` branch per entry (common subexpressions of the triple shared by
+``sympy.cse``, constants folded to float literals).  The built-in catalogues ``BUILT_IN`` and
+``BUILT_IN_LOSSES`` are checked in as ``_model_kernel.py``; ``python -m featlearn.model.catalogue``
+regenerates it.  A job whose activation or loss is given in the config (``activations:``,
+``losses:``) gets a module of its own, :func:`config_kernel_source`: the built-ins with their codes
+and the config entries after them.
 """
 
 import ast
@@ -26,6 +29,8 @@ from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr, rat
 from sympy.printing.pycode import PythonCodePrinter
 
 z = sympy.Symbol("z", real=True)
+e = sympy.Symbol("e", real=True)
+kappa = sympy.Symbol("kappa", positive=True)
 
 BUILT_IN = {
     "gelu": "z*Phi(z)",
@@ -36,8 +41,16 @@ BUILT_IN = {
     "he2": "z**2 - 1",
 }
 
-NAMESPACE = {
-    "z": z,
+BUILT_IN_LOSSES = {
+    "square": "e**2/2",
+    "huber": (
+        "Piecewise((kappa*e - kappa**2/2, e > kappa), (-kappa*e - kappa**2/2, e < -kappa), (e**2/2, True))"
+    ),
+}
+"""The built-in losses ρ(e) of the residual e = f(x) − y; Huber's threshold is the parameter
+``kappa`` (the config's ``huber``), which only a built-in loss may use."""
+
+FUNCTIONS = {
     "exp": sympy.exp,
     "log": sympy.log,
     "sqrt": sympy.sqrt,
@@ -57,8 +70,16 @@ NAMESPACE = {
     "atan": sympy.atan,
     "True": True,
 }
-"""Names an expression may use: z, the functions above, Φ and φ the standard normal distribution
-function and density."""
+"""Functions an expression may use (Φ and φ are the standard normal distribution function and
+density)."""
+
+NAMESPACE = {"z": z, **FUNCTIONS}
+"""Names an activation may use: z and the functions."""
+
+LOSS_NAMESPACE = {"e": e, **FUNCTIONS}
+"""Names a config loss may use: the residual e and the functions."""
+
+_BUILT_IN_LOSS_NAMESPACE = {**LOSS_NAMESPACE, "kappa": kappa}
 
 _PARSER_GLOBALS = {
     "Integer": sympy.Integer,
@@ -71,11 +92,14 @@ _KINKS = (sympy.Abs, sympy.Max, sympy.Min)
 _NOT_TWICE_DIFFERENTIABLE = (sympy.DiracDelta, sympy.Derivative, sympy.Subs)
 _SAMPLES = (*(0.3 * i for i in range(-20, 21)), -10.0, -1e-6, 1e-6, 10.0)
 _LABELS = ("σ", "σ′", "σ″")
+_LOSS_LABELS = ("ρ", "ψ", "ρ″")
+_SAMPLE_KAPPA = 1.0
+"""Huber's threshold at which a built-in loss is checked."""
 _LINE_LENGTH = 110  # [tool.ruff] line-length
 
 
 class ExpressionError(ValueError):
-    """An activation expression that cannot be used: its message is one line naming the problem."""
+    """An activation or loss expression that cannot be used: its message is one line naming the problem."""
 
 
 def _check_names(text, namespace):
@@ -92,10 +116,11 @@ def _check_names(text, namespace):
             )
 
 
-def _check_finite(text, triple):
-    """σ, σ′, σ″ are finite real numbers at every sample point z ∈ ``_SAMPLES``."""
-    for label, expr in zip(_LABELS, triple, strict=True):
-        function = sympy.lambdify(z, expr, modules="math")
+def _check_finite(text, triple, symbol=z, labels=_LABELS):
+    """The triple (σ, σ′, σ″, or ρ, ψ, ρ″) is finite and real at every sample point of ``symbol``
+    in ``_SAMPLES`` (κ = ``_SAMPLE_KAPPA``)."""
+    for label, expr in zip(labels, triple, strict=True):
+        function = sympy.lambdify(symbol, expr.subs(kappa, _SAMPLE_KAPPA), modules="math")
         for point in _SAMPLES:
             try:
                 value = function(point)
@@ -104,7 +129,7 @@ def _check_finite(text, triple):
                 value, finite = err, False
             if not finite:
                 raise ExpressionError(
-                    f"{text!r}: {label} is not a finite real number at z = {point:g} ({value})"
+                    f"{text!r}: {label} is not a finite real number at {symbol} = {point:g} ({value})"
                 )
 
 
@@ -117,6 +142,15 @@ def parse(text):
     """
     expr = sympify_text(text, NAMESPACE)
     _check_finite(text, derivatives(expr))
+    return expr
+
+
+def parse_loss(text, namespace=LOSS_NAMESPACE):
+    """The sympy expression of the loss ρ(e) ``text`` (a Python expression in the residual e; a
+    built-in loss may also use Huber's threshold ``kappa``): the checks of :func:`parse` with ρ, ψ
+    = ρ′ and ρ″ in place of σ, σ′ and σ″."""
+    expr = sympify_text(text, namespace)
+    _check_finite(text, derivatives(expr, e, _LOSS_LABELS), e, _LOSS_LABELS)
     return expr
 
 
@@ -150,17 +184,17 @@ def substitute(text, parameter, value):
     return tokenize.untokenize(out).strip()
 
 
-def derivatives(expr, symbol=z):
-    """(σ, σ′, σ″) of ``expr`` in ``symbol`` (z), with ``Abs``/``Max``/``Min`` rewritten as
-    ``Piecewise`` and ``Piecewise`` differentiated piece by piece (the derivatives hold almost
-    everywhere).
+def derivatives(expr, symbol=z, labels=_LABELS):
+    """(σ, σ′, σ″) of ``expr`` in ``symbol`` (z; (ρ, ψ, ρ″) in e for a loss, named by ``labels``),
+    with ``Abs``/``Max``/``Min`` rewritten as ``Piecewise`` and ``Piecewise`` differentiated piece
+    by piece (the derivatives hold almost everywhere).
 
     Raises ``ExpressionError`` if σ′ or σ″ contains ``DiracDelta`` or an unevaluated derivative.
     """
     s = expr.rewrite(_KINKS, sympy.Piecewise)
     ds = s.diff(symbol)
     d2s = ds.diff(symbol)
-    for label, derivative in zip(_LABELS[1:], (ds, d2s), strict=True):
+    for label, derivative in zip(labels[1:], (ds, d2s), strict=True):
         if found := derivative.atoms(*_NOT_TWICE_DIFFERENTIABLE):
             raise ExpressionError(
                 f"{expr} is not twice differentiable: {label} contains {', '.join(sorted(map(str, found)))}"
@@ -237,81 +271,130 @@ def _element(expr):
     return f"({source})" if isinstance(expr, sympy.Piecewise) else source
 
 
-def _branch(code, name, entry, temporaries):
+def _float_constants(expr):
+    """``expr`` with its numeric constants as 20-digit floats (``sympy.nfloat``), inside the
+    conditions of a ``Piecewise`` too (``nfloat`` cannot enter a boolean such as ``Or``)."""
+    if isinstance(expr, sympy.Expr) and not expr.has(sympy.Piecewise):
+        return sympy.nfloat(expr, n=20, exponent=False)
+    if not expr.args:
+        return expr
+    return expr.func(*map(_float_constants, expr.args))
+
+
+def _branch(code, name, triple, temporaries):
     """The ``if code == k:`` branch of one entry: shared subexpressions, then the triple."""
-    expr = parse(entry) if isinstance(entry, str) else entry
-    triple = [sympy.nfloat(part, n=20, exponent=False) for part in derivatives(expr)]
+    triple = [_float_constants(part) for part in triple]
     shared, reduced = sympy.cse(triple, symbols=temporaries)
-    lines = [f"    if code == {code}:  # {name}: {' '.join(str(entry).split())}"]
+    lines = [f"    if code == {code}:  # {name}"]
     lines += [f"        {symbol} = {_python(value)}" for symbol, value in shared]
     return lines + _return_lines([_element(part) for part in reduced])
 
 
 def _return_lines(elements):
-    """``return σ, σ′, σ″`` on one line, or one element per line where that is too long."""
+    """``return a, b, c`` on one line, or one element per line where that is too long."""
     line = f"        return {', '.join(elements)}"
     if len(line) <= _LINE_LENGTH:
         return [line]
     return ["        return (", *(f"            {element}," for element in elements), "        )"]
 
 
+def _comment(name, entry):
+    """``name: expression`` on one line, cut to fit a branch's comment."""
+    text = f"{name}: {' '.join(str(entry).split())}"
+    room = _LINE_LENGTH - len("    if code == 10:  # ")
+    return text if len(text) <= room else text[: room - 3] + "..."
+
+
+def _activation_branches(entries, temporaries):
+    for code, (name, entry) in enumerate(entries.items()):
+        expr = parse(entry) if isinstance(entry, str) else entry
+        yield from _branch(code, _comment(name, entry), derivatives(expr), temporaries)
+
+
+def _loss_branches(entries, temporaries):
+    for code, (name, entry) in enumerate(entries.items()):
+        expr = parse_loss(entry, _BUILT_IN_LOSS_NAMESPACE) if name in BUILT_IN_LOSSES else parse_loss(entry)
+        yield from _branch(code, _comment(name, entry), derivatives(expr, e, _LOSS_LABELS), temporaries)
+
+
 BUILT_IN_HEADER = (
-    "# Generated by featlearn.model.catalogue.kernel_source from BUILT_IN; do not edit.\n"
+    "# Generated by featlearn.model.catalogue.kernel_source from BUILT_IN and BUILT_IN_LOSSES;\n"
+    "# do not edit.\n"
     "# `python -m featlearn.model.catalogue` regenerates it.\n"
 )
 
 
-_MODULE = '''{header}"""Activation kernel: (σ, σ′, σ″) of each catalogue entry, one branch per code."""
+_MODULE = '''{header}"""Model kernel: (σ, σ′, σ″) of each catalogue activation and (ρ, ψ, ρ″)
+of each catalogue loss, one branch per code."""
 
 import math
 
 from numba import njit
 
 ACTIVATIONS = {{
-{codes}
+{activation_codes}
+}}
+
+LOSSES = {{
+{loss_codes}
 }}
 
 
 @njit(cache=True)
 def activation(code, z):
     """Return (σ(z), σ′(z), σ″(z)) for the activation with integer ``code``."""
-{branches}
+{activation_branches}
+    return math.nan, math.nan, math.nan
+
+
+@njit(cache=True)
+def rho(code, e, kappa):
+    """Return (ρ(e), ψ(e) = ρ′(e), ρ″(e)) for the loss with integer ``code`` (``kappa``: Huber's
+    threshold)."""
+{loss_branches}
     return math.nan, math.nan, math.nan
 '''
 
 
-def kernel_source(entries, header=BUILT_IN_HEADER):
-    """Source of a module defining ``ACTIVATIONS`` (name → code, in the order of ``entries``) and
-    the numba function ``activation(code, z)`` → (σ(z), σ′(z), σ″(z)), (nan, nan, nan) for an
-    unknown code.
+def _codes(entries):
+    return "\n".join(f'    "{name}": {code},' for code, name in enumerate(entries))
 
-    ``entries`` maps names to expression strings (checked by :func:`parse`) or sympy expressions in
-    ``z``; ``header`` is the comment on top.  The source is laid out as ``ruff format`` writes it
-    except that only the ``return`` lines are wrapped at the line length; the built-in module is
-    therefore unchanged by ``ruff format``.
+
+def kernel_source(activations, losses, header=BUILT_IN_HEADER):
+    """Source of a module defining ``ACTIVATIONS`` and ``LOSSES`` (name → code, in the order of the
+    entries), the numba function ``activation(code, z)`` → (σ(z), σ′(z), σ″(z)) and the numba
+    function ``rho(code, e, kappa)`` → (ρ(e), ψ(e), ρ″(e)), (nan, nan, nan) for an unknown code.
+
+    ``activations`` and ``losses`` map names to expression strings (checked by :func:`parse` and
+    :func:`parse_loss`) or sympy expressions in ``z`` and ``e``; ``header`` is the comment on top.
+    The source is laid out as ``ruff format`` writes it except that only the ``return`` lines are
+    wrapped at the line length; the built-in module is therefore unchanged by ``ruff format``.
     """
     temporaries = sympy.numbered_symbols("x")
-    branches = [
-        line
-        for code, (name, entry) in enumerate(entries.items())
-        for line in _branch(code, name, entry, temporaries)
-    ]
     return _MODULE.format(
         header=header,
-        codes="\n".join(f'    "{name}": {code},' for code, name in enumerate(entries)),
-        branches="\n".join(branches),
+        activation_codes=_codes(activations),
+        loss_codes=_codes(losses),
+        activation_branches="\n".join(_activation_branches(activations, temporaries)),
+        loss_branches="\n".join(_loss_branches(losses, temporaries)),
     )
 
 
-def config_kernel_source(name, text):
-    """Source of the kernel module of the config activation ``name`` with expression ``text``: the
-    built-in entries (their codes unchanged) followed by ``name``, whose code is ``len(BUILT_IN)``."""
+def config_kernel_source(activation=None, loss=None):
+    """Source of the kernel module of a job with a config activation and/or a config loss, each
+    ``(name, expression)`` or None: the built-in entries (their codes unchanged) followed by the
+    config entry, whose code is ``len(BUILT_IN)`` (``len(BUILT_IN_LOSSES)`` for the loss)."""
+    named = ", ".join(
+        f"{kind} {entry[0]!r}" for kind, entry in (("activation", activation), ("loss", loss)) if entry
+    )
     header = (
-        "# Generated by featlearn.model.catalogue.config_kernel_source from BUILT_IN and the config\n"
-        f"# activation {name!r}; do not edit.\n"
+        "# Generated by featlearn.model.catalogue.config_kernel_source from the built-ins and the config\n"
+        f"# {named}; do not edit.\n"
     )
-    return kernel_source({**BUILT_IN, name: text}, header)
+    activations = {**BUILT_IN, **dict([activation] if activation else [])}
+    losses = {**BUILT_IN_LOSSES, **dict([loss] if loss else [])}
+    return kernel_source(activations, losses, header)
 
 
 if __name__ == "__main__":
-    Path(__file__).with_name("_activation_kernel.py").write_text(kernel_source(BUILT_IN))
+    Path(__file__).with_name("_model_kernel.py").write_text(kernel_source(BUILT_IN, BUILT_IN_LOSSES))

@@ -3,10 +3,11 @@ docs/model.md, eqs. (M2), (M3), (M6), (M7).
 
 f(x) = (1/m) Σ_j a_j σ(θ_jᵀx + b_j) with Θ = (θ_1, …, θ_m) ∈ R^{m×d} trained; a and b fixed or
 trained (``train``, docs/model.md, eq. (M6a)).
-Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))², or (1/n) Σ_i ρ(f(x_i) − y_i) with Huber's ρ of
-threshold κ_H (``huber``; docs/model.md, eq. (M3a)), ψ = ρ′ = clip(·, −κ_H, κ_H); the formulas below
-are the square loss's, and with Huber's e_i becomes ψ(e_i) and the first term of (H) gains the factor
-ρ″(e_i) = 1[|e_i| ≤ κ_H] ((M3a)).  With z_ij = θ_jᵀx_i + b_j, residual e_i = f(x_i) − y_i and c_j = a_j/m:
+Empirical risk R̂(Θ) = (1/2n) Σ_i (y_i − f(x_i))², or (1/n) Σ_i ρ(f(x_i) − y_i) for another loss ρ
+of the catalogue (``loss``, a ``featlearn.model.loss.Loss``: Huber's or a config loss; docs/model.md,
+eq. (M3a)), ψ = ρ′; the formulas below are the square loss's, and with another loss e_i becomes
+ψ(e_i) and the first term of (H) gains the factor ρ″(e_i) ((M3a); 1[|e_i| ≤ κ_H] for Huber's).
+With z_ij = θ_jᵀx_i + b_j, residual e_i = f(x_i) − y_i and c_j = a_j/m:
 
   ∇_{θ_j} R̂ = (1/n) Σ_i e_i c_j σ′(z_ij) x_i                                         (G)
   ∂R̂/∂a_j = (1/n) Σ_i e_i σ(z_ij)/m,   ∂R̂/∂b_j = (1/n) Σ_i e_i c_j σ′(z_ij)          (Ga), (Gb)
@@ -17,12 +18,11 @@ The code labels (G) and (H) are (M6) and (M7) of docs/model.md.
 These plain implementations are the references the numba kernels are tested against.
 """
 
-import math
-
 import numpy as np
 
 from featlearn.model.activations import evaluate
 from featlearn.model.layers import trained_layers
+from featlearn.model.loss import SQUARE, loss_parts
 
 
 def preactivations(x, theta, b):
@@ -36,46 +36,36 @@ def predict(x, theta, a, b, activation):
     return s @ a / theta.shape[0]
 
 
-def huber_parts(e, huber=math.inf):
-    """(ρ(e), ψ(e), ρ″(e)) of Huber's loss with threshold ``huber`` elementwise (the square loss's
-    e²/2, e, 1 for ``huber`` = ∞)."""
-    inside = np.abs(e) <= huber
-    rho = (
-        np.where(inside, 0.5 * e**2, huber * np.abs(e) - 0.5 * huber**2) if np.isfinite(huber) else 0.5 * e**2
-    )
-    return rho, np.clip(e, -huber, huber), inside.astype(np.float64)
+def risk(x, y, theta, a, b, activation, loss=SQUARE):
+    """R̂(Θ) = (1/n) Σ_i ρ(f(x_i) − y_i) (the square loss's (1/2n) Σ_i (y_i − f(x_i))² by default)."""
+    return float(np.mean(loss_parts(predict(x, theta, a, b, activation) - y, loss)[0]))
 
 
-def risk(x, y, theta, a, b, activation, huber=math.inf):
-    """R̂(Θ) = (1/n) Σ_i ρ(f(x_i) − y_i) (the square loss's (1/2n) Σ_i (y_i − f(x_i))² for ``huber`` = ∞)."""
-    return float(np.mean(huber_parts(predict(x, theta, a, b, activation) - y, huber)[0]))
-
-
-def gradient(x, y, theta, a, b, activation, huber=math.inf):
+def gradient(x, y, theta, a, b, activation, loss=SQUARE):
     """∇R̂(Θ) by (G), shape (m, d)."""
     x = np.asarray(x, dtype=np.float64)
     s, ds, _ = evaluate(activation, preactivations(x, theta, b))
     c = a / theta.shape[0]
-    psi = huber_parts(s @ c - y, huber)[1]
+    psi = loss_parts(s @ c - y, loss)[1]
     return (psi[:, None] * ds * c).T @ x / x.shape[0]
 
 
-def gradient_second_layer(x, y, theta, a, b, activation, huber=math.inf):
+def gradient_second_layer(x, y, theta, a, b, activation, loss=SQUARE):
     """(∂R̂/∂a, ∂R̂/∂b) by (Ga), (Gb), each of shape (m,)."""
     s, ds, _ = evaluate(activation, preactivations(x, theta, b))
     m = theta.shape[0]
-    psi = huber_parts(s @ (a / m) - y, huber)[1]
+    psi = loss_parts(s @ (a / m) - y, loss)[1]
     return psi @ s / (m * psi.size), psi @ ds * (a / m) / psi.size
 
 
-def hessian_at(x, y, theta, a, b, activation, huber=math.inf):
+def hessian_at(x, y, theta, a, b, activation, loss=SQUARE):
     """V ↦ ∇²R̂(Θ)·V by (H) at a fixed Θ, without forming the md×md matrix (V and the result have
     shape (m, d)).  The per-sample factors c_jσ′(z_ij) and e_i c_jσ″(z_ij) are computed once, so each
     product is two passes over X, U = XVᵀ and Xᵀ(coefficients), in X's own dtype (float32 X is not
     copied to float64 for every product)."""
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / theta.shape[0]
-    _, psi, curvature = huber_parts(s @ c - y, huber)
+    _, psi, curvature = loss_parts(s @ c - y, loss)
     first = ds * c  # c_j σ′(z_ij)
     second = psi[:, None] * c * d2s  # ψ(e_i) c_j σ″(z_ij)
     n = x.shape[0]
@@ -109,7 +99,7 @@ def unpack_point(point, shape, train, a, b):
     return point[: m * d].reshape(m, d), given.get("a", a), given.get("b", b)
 
 
-def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
+def joint_hessian_at(x, y, theta, a, b, activation, train, loss=SQUARE):
     """v ↦ ∇²R̂·v in every trained parameter (``train``: Θ and a and/or b), v and the result flat in
     the layout of :func:`pack_point` (docs/model.md (M7a)).
 
@@ -119,10 +109,10 @@ def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
     ∂²f_i/∂θ_j∂b_j = c_jσ″_ij x_i, ∂²f_i/∂a_j∂b_j = σ′_ij/m, ∂²f_i/∂b_j² = c_jσ″_ij.  The Θ block is
     :func:`hessian_at`'s product; the rows and columns of a and b add two passes over X."""
     m, d = theta.shape
-    theta_block = hessian_at(x, y, theta, a, b, activation, huber)
+    theta_block = hessian_at(x, y, theta, a, b, activation, loss)
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / m
-    _, psi, curvature = huber_parts(s @ c - y, huber)
+    _, psi, curvature = loss_parts(s @ c - y, loss)
     layers = trained_layers(train)
     n = x.shape[0]
 
@@ -146,19 +136,19 @@ def joint_hessian_at(x, y, theta, a, b, activation, train, huber=math.inf):
     return product
 
 
-def hessian_vector_product(x, y, theta, a, b, activation, v, huber=math.inf):
+def hessian_vector_product(x, y, theta, a, b, activation, v, loss=SQUARE):
     """∇²R̂(Θ)·V by (H) (:func:`hessian_at` for one V)."""
-    return hessian_at(x, y, theta, a, b, activation, huber)(v)
+    return hessian_at(x, y, theta, a, b, activation, loss)(v)
 
 
-def hessian_dense(x, y, theta, a, b, activation, huber=math.inf):
+def hessian_dense(x, y, theta, a, b, activation, loss=SQUARE):
     """The md×md Hessian (H), blocks ordered (θ_1, …, θ_m); for small problems and tests."""
     x = np.asarray(x, dtype=np.float64)
     n, d = x.shape
     m = theta.shape[0]
     s, ds, d2s = evaluate(activation, preactivations(x, theta, b))
     c = a / m
-    _, psi, curvature = huber_parts(s @ c - y, huber)
+    _, psi, curvature = loss_parts(s @ c - y, loss)
     hess = np.empty((m * d, m * d))
     for j in range(m):
         for k in range(m):

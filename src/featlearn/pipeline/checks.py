@@ -63,17 +63,56 @@ def finite_numbers(config):
             raise ConfigError(key, f"{value} is not a finite number")
 
 
-def config_activations(config):
-    """Each config activation has a name of its own (not a built-in's) and an expression that
-    ``catalogue.parse`` accepts (its one-line ``ExpressionError`` otherwise)."""
-    for name, text in kernels.config_activations(config).items():
-        key = f"activations.{name}"
-        if name in catalogue.BUILT_IN:
-            raise ConfigError(key, f"{name!r} is a built-in activation: give the expression another name")
+def _config_entries(section, entries, built_in, kind, parse):
+    """Each entry of the config section ``section`` ({name: expression}) has a name that is not a
+    built-in's and an expression that ``parse`` accepts (its one-line ``ExpressionError`` otherwise)."""
+    for name, text in entries.items():
+        key = f"{section}.{name}"
+        if name in built_in:
+            raise ConfigError(key, f"{name!r} is a built-in {kind}: give the expression another name")
         try:
-            catalogue.parse(text)
+            parse(text)
         except catalogue.ExpressionError as error:
             raise ConfigError(key, str(error)) from None
+
+
+def config_activations(config):
+    """The config activations (``activations:``, expressions in z; ``catalogue.parse``)."""
+    _config_entries(
+        "activations", kernels.config_activations(config), catalogue.BUILT_IN, "activation", catalogue.parse
+    )
+
+
+def config_losses(config):
+    """The config losses (``losses:``, expressions in e; ``catalogue.parse_loss``)."""
+    _config_entries(
+        "losses", kernels.config_losses(config), catalogue.BUILT_IN_LOSSES, "loss", catalogue.parse_loss
+    )
+
+
+def loss_references(config):
+    """Every ``loss`` the config names is a built-in loss or a config loss."""
+    known = {*catalogue.BUILT_IN_LOSSES, *kernels.config_losses(config)}
+    for key, value in _walk(config):
+        if key.rsplit(".", 1)[-1] == "loss" and value is not None and value not in known:
+            built_in = ", ".join(catalogue.BUILT_IN_LOSSES)
+            raise ConfigError(key, f"{value!r} is neither a built-in loss ({built_in}) nor in losses")
+
+
+def loss_thresholds(config):
+    """Huber's threshold goes with Huber's loss: a job whose ``loss`` is ``huber`` has a ``huber``
+    threshold, and one with a threshold trains on Huber's loss."""
+    for job in jobs.compute_jobs(config):
+        s = job.settings
+        if "loss" not in s.field_names():
+            continue
+        loss, threshold = s.loss, s.huber
+        if loss == "huber" and threshold is None:
+            raise ConfigError(s.origin.get("loss", job.section), "Huber's loss needs its threshold huber")
+        if threshold is not None and loss not in (None, "huber"):
+            raise ConfigError(
+                s.origin.get("huber", job.section), f"huber is Huber's threshold, but the loss is {loss!r}"
+            )
 
 
 def _activation_uses(config):
@@ -263,6 +302,7 @@ PREDICTED_CONVENTIONS = (
     "loss_normalisation",
     "train",
     "huber",
+    "loss",
 )
 """What a predicted sweep must share with its theory model for the prediction to be about it."""
 
@@ -371,6 +411,8 @@ CHECKS = (
     link_expressions,
     config_activations,
     activation_references,
+    config_losses,
+    loss_references,
     sweep_references,
     hessian_references,
     landscape_reference,
@@ -380,6 +422,7 @@ CHECKS = (
     design_references,
     unique_stems,
     supported_options,
+    loss_thresholds,
     link_requirements,
 )
 

@@ -1,21 +1,28 @@
-"""Config activations (``activations:``, name -> sympy expression in z; docs/model.md) and which
-activation kernel a compute job runs.
+"""Config activations and losses (``activations:``, name -> sympy expression in z; ``losses:``, name
+-> sympy expression in e; docs/model.md) and which model kernel a compute job runs.
 
-A job whose activation is a config activation runs the generated kernel module
+A job whose activation or loss is a config entry runs the generated kernel module
 ``results/.kernels/<tag>.py`` (``featlearn.model.catalogue.config_kernel_source``: the built-ins and
-that one entry) with a numba cache of its own, ``results/.numba_cache/<tag>/<script>/``, where the
-tag is ``<name>_<hash of the expression>``.  numba keys a cached kernel by its own file and signature,
-not by the kernels it calls, so a cache compiled with one activation module inlined must never be
-found by a process that loaded another.  A job of a built-in activation has no tag: its kernel,
-cache and inputs are those of a config without config activations.
+those entries) with a numba cache of its own, ``results/.numba_cache/<tag>/<script>/``.  The tag
+names the entries: ``<name>_<hash of the expression>`` for a config activation,
+``loss-<name>_<hash>`` for a config loss, joined by ``__`` when a job has both.  numba keys a cached
+kernel by its own file and signature, not by the kernels it calls, so a cache compiled with one
+kernel module inlined must never be found by a process that loaded another.  A job of a built-in
+activation and loss has no tag: its kernel, cache and inputs are those of a config without config
+entries.
 """
 
 import hashlib
+import itertools
 
+from featlearn.model.loss_choice import loss_name
 from featlearn.pipeline import jobs
 
 HASH_DIGITS = 10
 """Hex digits of the SHA-256 of an expression in its tag."""
+
+LOSS_PREFIX = "loss-"
+"""The prefix of a config loss's part of a tag."""
 
 
 def config_activations(config):
@@ -23,25 +30,54 @@ def config_activations(config):
     return config.get("activations") or {}
 
 
-def kernel_tag(config, activation):
-    """``<name>_<hash>`` of config activation ``activation`` (the first ``HASH_DIGITS`` hex digits of
-    the SHA-256 of its expression: editing the expression gives a new kernel and cache), None for a
-    built-in activation."""
-    text = config_activations(config).get(activation)
-    if text is None:
-        return None
-    return f"{activation}_{hashlib.sha256(text.encode()).hexdigest()[:HASH_DIGITS]}"
+def config_losses(config):
+    """{name: expression} of the config's own losses (empty without a ``losses`` section)."""
+    return config.get("losses") or {}
+
+
+def _part(name, text):
+    """``<name>_<hash>``: the first ``HASH_DIGITS`` hex digits of the SHA-256 of the expression, so
+    editing the expression gives a new kernel and cache."""
+    return f"{name}_{hashlib.sha256(text.encode()).hexdigest()[:HASH_DIGITS]}"
+
+
+def kernel_entries(config, activation, loss=None):
+    """((activation, expression) or None, (loss, expression) or None): the config entries a job of
+    ``activation`` and ``loss`` needs in its kernel module."""
+    activations, losses = config_activations(config), config_losses(config)
+    return (
+        (activation, activations[activation]) if activation in activations else None,
+        (loss, losses[loss]) if loss in losses else None,
+    )
+
+
+def kernel_tag(config, activation, loss=None):
+    """The tag of the kernel module of a job of ``activation`` and ``loss``, None when both are
+    built-in."""
+    act, los = kernel_entries(config, activation, loss)
+    parts = ([_part(*act)] if act else []) + ([LOSS_PREFIX + _part(*los)] if los else [])
+    return "__".join(parts) or None
 
 
 def kernel_tags(config):
-    """{tag: (name, expression)} of every config activation."""
-    return {kernel_tag(config, name): (name, text) for name, text in config_activations(config).items()}
+    """{tag: (activation entry or None, loss entry or None)} of every combination of a config
+    activation or a built-in one with a config loss or a built-in one, but for built-in with
+    built-in (see :func:`kernel_entries`)."""
+    activations = [*config_activations(config), None]
+    losses = [*config_losses(config), None]
+    out = {}
+    for activation, loss in itertools.product(activations, losses):
+        tag = kernel_tag(config, activation, loss)
+        if tag is not None:
+            out[tag] = kernel_entries(config, activation, loss)
+    return out
 
 
 def job_kernel_tag(config, rule, wildcards):
-    """The kernel tag of the activation the compute job of ``rule`` at ``wildcards`` runs (its
-    settings' ``activation``, built only when the config has activations of its own), None for a
-    built-in activation."""
-    if not config_activations(config):
+    """The kernel tag of the compute job of ``rule`` at ``wildcards`` (its settings' ``activation``
+    and loss, built only when the config has activations or losses of its own), None for a built-in
+    activation and loss."""
+    if not (config_activations(config) or config_losses(config)):
         return None
-    return kernel_tag(config, jobs.KIND[rule].settings(config, wildcards).activation)
+    settings = jobs.KIND[rule].settings(config, wildcards)
+    return kernel_tag(config, settings.activation, loss_name(settings))

@@ -43,10 +43,11 @@ CONVENTIONS = (
     "record_points",
     "train",
     "huber",
+    "loss",
 )
 """The model/data/training conventions of ``defaults`` (docs/model.md)."""
 
-OPTIONAL_CONVENTIONS = {"train": ("theta",), "huber": None}
+OPTIONAL_CONVENTIONS = {"train": ("theta",), "huber": None, "loss": None}
 """Conventions ``defaults`` may leave out, with their value then."""
 
 MODEL = (
@@ -186,13 +187,18 @@ def _first_layer_only(value):
     return not trains_second_layer(value)
 
 
-def _square_loss(value):
+def _no_huber(value):
     """huber: null (the square loss): Huber's loss is implemented in the GD sweeps and the designs"""
     return value is None
 
 
-PLAIN_MODEL = {"train": _first_layer_only, "huber": _square_loss}
-"""Jobs that implement neither a trained second layer nor Huber's loss."""
+def _square_loss(value):
+    """loss: square: other losses are implemented in the GD sweeps and the designs"""
+    return value in (None, "square")
+
+
+PLAIN_MODEL = {"train": _first_layer_only, "huber": _no_huber, "loss": _square_loss}
+"""Jobs that implement neither a trained second layer nor a loss other than the square loss."""
 
 RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",), **PLAIN_MODEL}
 """Restricted GD (hard component projected out) starts from a random init and descends the plain
@@ -211,18 +217,19 @@ SweepSettings = compose(
     "SweepSettings",
     """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
-    the layers ``train`` (docs/model.md, eq. (M4a)) on the loss ``huber`` (None: the square loss;
-    else Huber's threshold κ_H, (M3a)); a trial that has not escaped stops at a certified
-    local minimum (its Hessian in every trained parameter, (M7a); docs/model.md, eq. (M13): Hessian
-    checks once ‖∇R̂‖ ≤ certify_check_grad, None: never, at least ``certify_every`` steps apart,
-    safety factor ``certify_safety``, alignment tolerance ``certify_rho_tol``; (M14): a positive
-    definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
+    the layers ``train`` (docs/model.md, eq. (M4a)) on the loss ``loss`` (a catalogue loss; None:
+    Huber's when ``huber`` (its threshold κ_H) is set, else the square loss; (M3a)); a trial that
+    has not escaped stops at a certified local minimum (its Hessian in every trained parameter,
+    (M7a); docs/model.md, eq. (M13): Hessian checks once ‖∇R̂‖ ≤ certify_check_grad, None: never,
+    at least ``certify_every`` steps apart, safety factor ``certify_safety``, alignment tolerance
+    ``certify_rho_tol``; (M14): a positive definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
     MODEL,
     DATA,
     RECORDING,
     (
         "train",
         "huber",
+        "loss",
         "steps",
         "first_trial",
         "trials",
@@ -302,12 +309,12 @@ FixedPointSettings = compose(
 DesignSettings = compose(
     "DesignSettings",
     """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
-    the link, a, b, r₀ and the loss: square, or Huber's with threshold ``huber``) whose static fixed
-    point needs a noiseless target.""",
+    the link, a, b, r₀ and the loss: ``loss``, or Huber's with threshold ``huber``, or the square
+    loss) whose static fixed point needs a noiseless target.""",
     MODEL,
-    ("huber",),
+    ("huber", "loss"),
     without=_FIXED_BY_THEORY,
-    supported={**{k: v for k, v in THEORY.items() if k != "huber"}, "noise": _noiseless},
+    supported={**{k: v for k, v in THEORY.items() if k not in ("huber", "loss")}, "noise": _noiseless},
 )
 
 DesignFamilySettings = compose(
@@ -499,10 +506,10 @@ def sweep_settings(config, name, block=None, d=None):
 
 def unread_certificate_fields(config, section_path, section):
     """``fixed`` entries that blank the certificate field a sweep's trials cannot read:
-    ``certify_safety`` with Huber's loss (the floor rule (M14) alone), so that editing it reruns no
-    such sweep."""
+    ``certify_safety`` with a loss other than the square loss (the floor rule (M14) alone), so that
+    editing it reruns no such sweep."""
     values = _merged(config, section.get("activation"), section_path, section)[0]
-    if values["huber"] is not None:
+    if values["huber"] is not None or values["loss"] not in (None, "square"):
         return {"certify_safety": (None, None)}
     return {}
 

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from featlearn.model.loss import huber_threshold
+from featlearn.model.loss import loss_of
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
@@ -80,7 +80,7 @@ def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print):
                 b=settings.b,
                 r0=settings.r0,
                 noise=settings.noise,
-                huber=huber_threshold(settings),
+                loss=loss_of(settings),
             )
             track = outlier_track(res, steps)
             for key in ("norm2", "train_loss", "h11"):
@@ -101,7 +101,7 @@ def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print):
 def fixed_point_model(settings, deltas, nodes, log=print):
     """The RS fixed point, its AT value and its outlier for every δ of one model."""
     solver = FixedPointSolver(
-        settings.activation, settings.link, settings.a, settings.b, nodes, huber_threshold(settings)
+        settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
     )
     keys = ("kappa", "q", "train_loss", "at_value", "bulk_edge", "outlier", "overlap2", "margin")
     out = {key: np.full(len(deltas), np.nan) for key in keys}

@@ -25,7 +25,7 @@ import time
 import numpy as np
 from scipy import optimize
 
-from featlearn.model.loss import huber_threshold
+from featlearn.model.loss import loss_of
 from featlearn.theory.delta_nn import dmft_model
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
@@ -36,7 +36,7 @@ class FixedPointMargin:
 
     def __init__(self, settings, nodes):
         self.solver = FixedPointSolver(
-            settings.activation, settings.link, settings.a, settings.b, nodes, huber_threshold(settings)
+            settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
         )
         self.start = None
 

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 
 from scipy import optimize
 
+from featlearn.io.job import MODEL_KERNEL_ENV
 from featlearn.model.catalogue import config_kernel_source, substitute
 from featlearn.theory.design import fixed_point_threshold
 
@@ -38,10 +39,10 @@ def evaluate(text, link, a, b, nodes, bracket, points, workdir):
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     kernel = workdir / "kernel.py"
-    kernel.write_text(config_kernel_source(FAMILY_NAME, text))
+    kernel.write_text(config_kernel_source((FAMILY_NAME, text)))
     env = {
         **os.environ,
-        "FEATLEARN_ACTIVATION_KERNEL": str(kernel),
+        MODEL_KERNEL_ENV: str(kernel),
         "NUMBA_CACHE_DIR": str(workdir / "cache"),
     }
     request = {"link": link, "a": a, "b": b, "nodes": nodes, "bracket": list(bracket), "points": points}

@@ -54,7 +54,7 @@ from scipy import special
 from featlearn.model import seeds
 from featlearn.model.layers import check_train
 from featlearn.model.links import get_link
-from featlearn.model.loss import huber_threshold, loss_derivatives, second_layer_derivatives
+from featlearn.model.loss import SQUARE, loss_derivatives, loss_of, second_layer_derivatives
 
 _BLOCKS = 64  # fixed path blocks: sums do not depend on the thread count
 
@@ -192,7 +192,7 @@ def solve(
     kick=0,
     twins=False,
     train=("theta",),
-    huber=math.inf,
+    loss=SQUARE,
 ):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
@@ -212,8 +212,8 @@ def solve(
     forcing of m (docs/escape.md, "Twin paths" before eq. (E9)).  ``paths`` must then be even.
 
     ``train``: the trained layers, ``("theta",)`` or with "a" and/or "b" ((D13): a^t and b^t move by
-    the path averages of ∂ℓ/∂a and ∂ℓ/∂b).  ``huber``: Huber's threshold κ_H of the loss (∞: the
-    square loss; docs/model.md, eq. (M3a)).
+    the path averages of ∂ℓ/∂a and ∂ℓ/∂b).  ``loss``: the loss ρ (a ``featlearn.model.loss.Loss``:
+    the square loss by default, Huber's or a config loss; docs/model.md, eq. (M3a)).
     """
     check_train(train)
     rng = np.random.default_rng(seeds.identity_entropy(*seed))
@@ -237,7 +237,7 @@ def solve(
     w_paths = np.zeros((paths, big_t))
     push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
     jac = np.zeros((paths, _tri(big_t)))
-    norm2, loss, h11, yw, overlap, gr = (np.zeros(big_t) for _ in range(6))
+    norm2, train_loss, h11, yw, overlap, gr = (np.zeros(big_t) for _ in range(6))
     r_theta[0, 0] = 1.0
     m = 0.0
     a_t, b_t = np.full(big_t, float(a)), np.full(big_t, float(b))
@@ -248,8 +248,8 @@ def solve(
         z = m * g + r_theta[t, 0] * u0 - push[:, :t] @ rt
         overlap[t] = m
         norm2[t] = m**2 + r0**2 * r_theta[t, 0] ** 2 + lr**2 / delta * rt @ c_r[:t, :t] @ rt
-        ell, r, w = loss_derivatives(activation, a_t[t], b_t[t], y, z, huber)
-        loss[t], h11[t], yw[t], gr[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w), np.mean(g * r)
+        ell, r, w = loss_derivatives(activation, a_t[t], b_t[t], y, z, loss)
+        train_loss[t], h11[t], yw[t], gr[t] = ell.mean(), np.mean(g2 * w), np.mean(y * w), np.mean(g * r)
         r_paths[t], w_paths[:, t] = r, w
         coef = -(lr / delta) * rt
         r_r[t, : t + 1], r_g[t, : t + 1] = response_step(t, jac, w_paths, coef, g2)
@@ -264,12 +264,12 @@ def solve(
         if m != 0.0:
             m -= lr * float(gr[t])
         if t + 1 < big_t:
-            a_t[t + 1], b_t[t + 1] = _second_layer_step(activation, a_t[t], b_t[t], y, z, r, lr, train, huber)
+            a_t[t + 1], b_t[t + 1] = _second_layer_step(activation, a_t[t], b_t[t], y, z, r, lr, train, loss)
     return DMFTResult(
         delta=float(delta),
         lr=float(lr),
         norm2=norm2,
-        train_loss=loss,
+        train_loss=train_loss,
         h11=h11,
         yw=yw,
         c_r=c_r,
@@ -287,11 +287,11 @@ def solve(
     )
 
 
-def _second_layer_step(activation, a, b, y, z, r, lr, train, huber):
+def _second_layer_step(activation, a, b, y, z, r, lr, train, loss):
     """(a^{t+1}, b^{t+1}) by (D13): a − η E[∂ℓ/∂a] and b − η E[r] for the trained layers (ℓ′ = r =
     ∂ℓ/∂b); the others unchanged."""
     if "a" in train:
-        grad_a, _ = second_layer_derivatives(activation, a, b, y, z, huber)
+        grad_a, _ = second_layer_derivatives(activation, a, b, y, z, loss)
         a_next = a - lr * float(np.mean(grad_a))
     else:
         a_next = a
@@ -314,7 +314,7 @@ def solve_for(settings, delta, steps, paths, identity, **signal):
         b=s.b,
         r0=s.r0,
         noise=s.noise,
-        huber=huber_threshold(s),
+        loss=loss_of(s),
         **signal,
     )
 

@@ -30,7 +30,7 @@ from scipy import optimize
 
 from featlearn.model.activations import activation_code
 from featlearn.model.links import get_link
-from featlearn.model.loss import derivatives, loss_derivatives
+from featlearn.model.loss import SQUARE, derivatives, loss_derivatives
 
 
 @dataclass
@@ -50,24 +50,25 @@ class FixedPoint:
 
 
 @njit(parallel=True, cache=True)
-def prox(code, a, b, y, omega, kappa, threshold=math.inf, scan=128):
-    """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z)."""
+def prox(code, a, b, y, omega, kappa, loss, scan=128):
+    """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z), for
+    the :class:`featlearn.model.loss.Loss` ``loss``."""
     n = y.size
     z = np.empty(n)
     w = np.empty(n)
     for i in prange(n):
-        ell0, _, _ = derivatives(code, a, b, y[i], omega[i], threshold)
+        ell0, _, _ = derivatives(code, a, b, y[i], omega[i], loss)
         radius = math.sqrt(2.0 * kappa * ell0) + 1e-12
         best, best_u = ell0, omega[i]
         for j in range(scan + 1):
             u = omega[i] - radius + 2.0 * radius * j / scan
-            ell, _, _ = derivatives(code, a, b, y[i], u, threshold)
+            ell, _, _ = derivatives(code, a, b, y[i], u, loss)
             f = ell + (u - omega[i]) ** 2 / (2.0 * kappa)
             if f < best:
                 best, best_u = f, u
         u = best_u
         for _ in range(50):  # Newton on F′(u) = ℓ′ + (u − ω)/κ, guarded by F″ > 0
-            _, d1, d2 = derivatives(code, a, b, y[i], u, threshold)
+            _, d1, d2 = derivatives(code, a, b, y[i], u, loss)
             hess = d2 + 1.0 / kappa
             if hess <= 0.0:
                 break
@@ -76,15 +77,16 @@ def prox(code, a, b, y, omega, kappa, threshold=math.inf, scan=128):
             if abs(step) < 1e-13 * (1.0 + abs(u)):
                 break
         z[i] = u
-        _, _, w[i] = derivatives(code, a, b, y[i], u, threshold)
+        _, _, w[i] = derivatives(code, a, b, y[i], u, loss)
     return z, w
 
 
 class FixedPointSolver:
     """Solves (O11) and (O12) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g), for
-    the square loss or Huber's loss with threshold ``huber`` (docs/model.md, eq. (M3a))."""
+    the catalogue loss ``loss`` (a ``featlearn.model.loss.Loss``: the square loss by default, Huber's
+    or a config loss; docs/model.md, eq. (M3a))."""
 
-    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80, huber=math.inf):
+    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80, loss=SQUARE):
         lk = get_link(link)
         if lk.k != 1:
             raise ValueError(
@@ -94,7 +96,7 @@ class FixedPointSolver:
         wq = wq / wq.sum()
         self.activation = activation_name
         self.code = activation_code(activation_name)
-        self.a, self.b, self.huber = float(a), float(b), float(huber)
+        self.a, self.b, self.loss = float(a), float(b), loss
         xi, g = np.meshgrid(x, x, indexing="ij")
         self.xi, self.g = xi.ravel(), g.ravel()
         self.weights = np.outer(wq, wq).ravel()
@@ -103,7 +105,7 @@ class FixedPointSolver:
     def law(self, kappa, q):
         """(z, w, ω) at the quadrature nodes for given (κ, q)."""
         omega = math.sqrt(q) * self.xi
-        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa, self.huber)
+        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa, self.loss)
         return z, w, omega
 
     def _mean(self, values):
@@ -172,7 +174,7 @@ class FixedPointSolver:
 
     def _result(self, delta, kappa, q):
         z, w, _ = self.law(kappa, q)
-        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z, self.huber)
+        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z, self.loss)
         ratio = kappa * w / (1.0 + kappa * w)
         return FixedPoint(
             delta=float(delta),
@@ -189,4 +191,4 @@ class FixedPointSolver:
 def warm():
     """Compile the prox kernel (``io.warmup``)."""
     z = np.linspace(-1.0, 1.0, 5)
-    prox(0, 1.0, 0.0, z, z, 0.5, math.inf)
+    prox(0, 1.0, 0.0, z, z, 0.5, SQUARE)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from featlearn.model.loss import loss_derivatives
+from featlearn.model.loss import SQUARE, loss_derivatives
 
 
 @dataclass
@@ -134,9 +134,9 @@ class OutlierSolver:
         return OutlierResult(edge, self.lambda_b(m_o), float(rho2), True)
 
 
-def empirical_weights(x, y, theta, a, b, activation, hard):
-    """(g², w) of a single-neuron state: g = x·θ*, w = ℓ″(y_i, x_i·θ) of ``loss`` (second layer a₁,
-    bias b₁)."""
+def empirical_weights(x, y, theta, a, b, activation, hard, loss=SQUARE):
+    """(g², w) of a single-neuron state: g = x·θ*, w = ℓ″(y_i, x_i·θ) of ``loss`` (a
+    ``featlearn.model.loss.Loss``; second layer a₁, bias b₁)."""
     x = np.asarray(x, dtype=np.float64)
-    _, _, w = loss_derivatives(activation, a[0], b[0], y, x @ theta[0])
+    _, _, w = loss_derivatives(activation, a[0], b[0], y, x @ theta[0], loss)
     return (x @ hard) ** 2, w
