@@ -7,5 +7,6 @@ sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 activation, loss = sm.params.activation, sm.params.loss
 Path(sm.output[0]).write_text(config_kernel_source(activation, loss))
-named = [f"{kind} {entry[0]} = {entry[1]}" for kind, entry in (("activation", activation), ("loss", loss)) if entry]
+entries = (("activation", activation), ("loss", loss))
+named = [f"{kind} {entry[0]} = {entry[1]}" for kind, entry in entries if entry]
 log(f"wrote the kernel of {' and '.join(named)} to {sm.output[0]}")
