@@ -203,12 +203,14 @@ def test_a_schema_error_names_the_broken_bound_not_the_composite_keyword():
     [
         ("train", ["theta", "a", "b"], {"sweep_block"}),
         ("huber", 1.0, {"sweep_block", "design_theory"}),
+        ("loss", "logcosh", {"sweep_block", "design_theory"}),
     ],
 )
 def test_every_job_kind_that_does_not_implement_train_or_huber_refuses_it(key, value, accepting):
-    """Set in ``defaults`` (the designer overlay included, so that its kinds are built), ``train`` and
-    ``huber`` are refused by every kind of job outside ``accepting`` that trains a model (the spectral
-    method's overlap has none), naming ``defaults.<key>``."""
+    """Set in ``defaults`` (the designer overlay included, so that its kinds are built), ``train``,
+    ``huber`` and a loss other than the square loss are refused by every kind of job outside
+    ``accepting`` that trains a model (the spectral method's overlap has none), naming
+    ``defaults.<key>``."""
     from featlearn.pipeline import jobs
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
