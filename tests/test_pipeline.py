@@ -121,6 +121,18 @@ def test_huber_loss_is_a_sweep_and_designer_option_refused_elsewhere():
     )
 
 
+def test_a_sweep_on_another_loss_than_the_square_loss_reads_no_kantorovich_safety():
+    """``certify_safety`` is blanked in the settings of a sweep on Huber's loss or a config loss (the
+    floor rule (M14) alone stops them), kept for the square loss, named or by default."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["losses"] = {"logcosh": "log(cosh(e))"}
+    kept = settings.sweep_settings(config, "gelu").certify_safety
+    assert kept is not None
+    for edit, safety in (({"huber": 1.0}, None), ({"loss": "logcosh"}, None), ({"loss": "square"}, kept)):
+        sweep = {**config["sweeps"]["gelu"], **edit}
+        assert settings.sweep_settings({**config, "sweeps": {"gelu": sweep}}, "gelu").certify_safety == safety
+
+
 def test_readme_figure_table_is_the_manifest():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"<!-- manifest:start -->\n(.*?)\n<!-- manifest:end -->", readme, re.S).group(1)

@@ -2,10 +2,14 @@
 the workflow's planning code can read it."""
 
 
+def chosen_loss(loss, huber):
+    """The loss of the conventions ``loss`` and ``huber``: ``loss`` when given, else ``huber`` when
+    Huber's threshold ``huber`` is set, else ``square``."""
+    if loss is not None:
+        return loss
+    return "square" if huber is None else "huber"
+
+
 def loss_name(settings):
-    """The loss a settings object trains on: its ``loss``, else ``huber`` when it has Huber's
-    threshold ``huber``, else ``square`` (settings without such fields: the square loss)."""
-    name = getattr(settings, "loss", None)
-    if name is not None:
-        return name
-    return "square" if getattr(settings, "huber", None) is None else "huber"
+    """:func:`chosen_loss` of a settings object (settings without such fields: the square loss)."""
+    return chosen_loss(getattr(settings, "loss", None), getattr(settings, "huber", None))

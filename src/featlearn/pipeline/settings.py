@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 
 from featlearn.model.layers import trains_second_layer
+from featlearn.model.loss_choice import chosen_loss
 
 CONVENTIONS = (
     "link",
@@ -509,7 +510,7 @@ def unread_certificate_fields(config, section_path, section):
     ``certify_safety`` with a loss other than the square loss (the floor rule (M14) alone), so that
     editing it reruns no such sweep."""
     values = _merged(config, section.get("activation"), section_path, section)[0]
-    if values["huber"] is not None or values["loss"] not in (None, "square"):
+    if chosen_loss(values["loss"], values["huber"]) != "square":
         return {"certify_safety": (None, None)}
     return {}
 
