@@ -88,13 +88,12 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, loss, z, coef, values, z
         th = theta[j]
         if r == 4:
             s0 = s1 = s2 = s3 = zero
-            x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
             for k in range(d):
                 t = th[k]
-                s0 += x0[k] * t
-                s1 += x1[k] * t
-                s2 += x2[k] * t
-                s3 += x3[k] * t
+                s0 += x[i, k] * t
+                s1 += x[i + 1, k] * t
+                s2 += x[i + 2, k] * t
+                s3 += x[i + 3, k] * t
             z[0, j], z[1, j], z[2, j], z[3, j] = s0, s1, s2, s3
         else:
             for q in range(r):
@@ -120,9 +119,8 @@ def _rows_accumulate(x, i, r, coef, values, g, ab):
         gj = g[j]
         if r == 4:
             c0, c1, c2, c3 = coef[0, j], coef[1, j], coef[2, j], coef[3, j]
-            x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
             for k in range(d):
-                gj[k] += c0 * x0[k] + c1 * x1[k] + c2 * x2[k] + c3 * x3[k]
+                gj[k] += c0 * x[i, k] + c1 * x[i + 1, k] + c2 * x[i + 2, k] + c3 * x[i + 3, k]
         else:
             for q in range(r):
                 c = coef[q, j]
@@ -138,6 +136,9 @@ def _risk_and_gradient(x, y, theta, a, b, code, loss, grad, grad_ab, partial, pa
     a_over_m = a / m
     n_blocks = partial.shape[0]
     block_sq = np.zeros(n_blocks)
+    z_blocks = np.empty((n_blocks, 4, m))
+    coef_blocks = np.empty((n_blocks, 4, m), dtype=partial.dtype)
+    values_blocks = np.empty((n_blocks, 4, 2, m))
     for blk in prange(n_blocks):
         lo = blk * n // n_blocks
         hi = (blk + 1) * n // n_blocks
@@ -145,9 +146,7 @@ def _risk_and_gradient(x, y, theta, a, b, code, loss, grad, grad_ab, partial, pa
         g[:] = 0.0
         ab = partial_ab[blk]
         ab[:] = 0.0
-        z = np.empty((4, m))
-        coef = np.empty((4, m), dtype=partial.dtype)
-        values = np.empty((4, 2, m))
+        z, coef, values = z_blocks[blk], coef_blocks[blk], values_blocks[blk]
         sq = 0.0
         i = lo
         while i < hi:
@@ -156,16 +155,32 @@ def _risk_and_gradient(x, y, theta, a, b, code, loss, grad, grad_ab, partial, pa
             _rows_accumulate(x, i, r, coef, values, g, ab)
             i += r
         block_sq[blk] = sq
-    grad[:] = 0.0
-    grad_ab[:] = 0.0
+    return 0.5 * _sum_blocks(partial, partial_ab, block_sq, grad, grad_ab, n) / n
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sum_blocks(partial, partial_ab, block_sq, grad, grad_ab, n):
+    """grad = (Σ_blk partial[blk])/n and grad_ab = (Σ_blk partial_ab[blk])/n, summed in block order;
+    returns Σ_blk block_sq[blk].  Explicit loops outside the parallel kernel: written there as array
+    expressions, each ``grad += partial[blk]`` was a parallel region of its own, and their 64 launches
+    cost more than the whole gradient at the quick scale's sizes (benchmarks/gd_step.py)."""
+    m, d = grad.shape
+    grad[:, :] = 0.0
+    grad_ab[:, :] = 0.0
     total = 0.0
-    for blk in range(n_blocks):
-        grad += partial[blk]
-        grad_ab += partial_ab[blk]
+    for blk in range(partial.shape[0]):
+        for j in range(m):
+            for k in range(d):
+                grad[j, k] += partial[blk, j, k]
+            grad_ab[0, j] += partial_ab[blk, 0, j]
+            grad_ab[1, j] += partial_ab[blk, 1, j]
         total += block_sq[blk]
-    grad /= n
-    grad_ab /= n
-    return 0.5 * total / n
+    for j in range(m):
+        for k in range(d):
+            grad[j, k] /= n
+        grad_ab[0, j] /= n
+        grad_ab[1, j] /= n
+    return total
 
 
 class Scratch(NamedTuple):

@@ -94,38 +94,52 @@ def _tri(t):
     return t * (t + 1) // 2
 
 
+@njit(cache=True)
+def _row_combination(jac_k, w_k, coef, t, acc):
+    """acc[s] = Σ_{u=s}^{t−1} coef[u] w^u J^u_s for s < t (the right side of (J)) for one path whose
+    rows J^u (u < t) are packed in ``jac_k``; terms are added in increasing u.  acc is a buffer of
+    its own, not row t of ``jac_k``: with reads and writes in one array the compiler cannot prove
+    that they do not overlap, and the loop stays scalar."""
+    for s in range(t):
+        acc[s] = 0.0
+    for u in range(t):
+        c = coef[u] * w_k[u]
+        start = _tri(u)
+        row_u = jac_k[start : start + u + 1]
+        for s in range(u + 1):
+            acc[s] += c * row_u[s]
+
+
 @njit(parallel=True, cache=True)
 def response_step(t, jac, w_paths, coef, weight):
     """Fill J^t_s (s ≤ t) of every path by (J); return R_r(t, s) = E[w^t J^t_s] by (Rr) and its
     weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g, docs/dmft.md
     (D10) and docs/escape.md (E2)).
 
-    ``jac`` is path-major, shape (N, (T+1)(T+2)/2), packed lower triangle; ``w_paths`` has shape
-    (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.
+    ``jac`` is path-major, shape (N, ≥ (t+1)(t+2)/2), packed lower triangle (rows u < t are read, row
+    t is written); ``w_paths`` has shape (N, T+1); ``coef[u]`` = −(η/δ) R_θ(t, u+1) for u < t.
     """
     n = jac.shape[0]
     base = _tri(t)
     partial = np.zeros((_BLOCKS, t + 1))
     weighted = np.zeros((_BLOCKS, t + 1))
     for blk in prange(_BLOCKS):
+        acc = np.empty(t + 1)
         for k in range(blk * n // _BLOCKS, (blk + 1) * n // _BLOCKS):
-            for s in range(t):
-                jac[k, base + s] = 0.0
-            for u in range(t):  # row t += coef[u] w^u · row u: contiguous, vectorisable axpys
-                c = coef[u] * w_paths[k, u]
-                row_u = _tri(u)
-                for s in range(u + 1):
-                    jac[k, base + s] += c * jac[k, row_u + s]
-            jac[k, base + t] = 1.0
+            jac_k = jac[k]
+            _row_combination(jac_k, w_paths[k], coef, t, acc)
+            acc[t] = 1.0
+            jac_k[base : base + t + 1] = acc
             wt = w_paths[k, t]
             for s in range(t + 1):
-                partial[blk, s] += wt * jac[k, base + s]
-                weighted[blk, s] += weight[k] * wt * jac[k, base + s]
+                partial[blk, s] += wt * acc[s]
+                weighted[blk, s] += weight[k] * wt * acc[s]
     out = np.zeros(t + 1)
     out_weighted = np.zeros(t + 1)
-    for blk in range(_BLOCKS):
-        out += partial[blk]
-        out_weighted += weighted[blk]
+    for blk in range(_BLOCKS):  # explicit loops: an array expression here is a parallel region each
+        for s in range(t + 1):
+            out[s] += partial[blk, s]
+            out_weighted[s] += weighted[blk, s]
     return out / n, out_weighted / n
 
 
@@ -174,6 +188,21 @@ def path_law(rng, paths, link, noise=0.0):
     if noise > 0:
         y = y + noise * rng.standard_normal(paths)
     return g, y
+
+
+_WORKSPACE = [np.empty(0)]
+
+
+def _response_workspace(paths, width):
+    """An uninitialised (paths, width) array for the packed J^t_s of (J), on one buffer that every
+    solve of the process reuses (``response_step`` writes row t before any later row reads it).  The
+    buffer is N·T²/2 doubles (0.4 GB at N = 4·10⁴, T = 50), and memory touched for the first time
+    costs about 10 µs per 4 kB page on the machines this workflow runs on: a fresh array per solve
+    spent more time in page faults than in the recursion."""
+    size = paths * width
+    if _WORKSPACE[0].size < size:
+        _WORKSPACE[0] = np.empty(size)
+    return _WORKSPACE[0][:size].reshape(paths, width)
 
 
 def solve(
@@ -236,7 +265,7 @@ def solve(
     r_paths = np.zeros((big_t, paths))
     w_paths = np.zeros((paths, big_t))
     push = np.zeros((paths, big_t))  # column s: (η/√δ) v^s + (η/δ) r^s
-    jac = np.zeros((paths, _tri(big_t)))
+    jac = _response_workspace(paths, _tri(big_t))
     norm2, train_loss, h11, yw, overlap, gr = (np.zeros(big_t) for _ in range(6))
     r_theta[0, 0] = 1.0
     m = 0.0
