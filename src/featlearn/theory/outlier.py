@@ -28,9 +28,35 @@ negative outlier; it varies continuously with the law and locates thresholds by 
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import optimize
 
 from featlearn.model.loss import SQUARE, loss_derivatives
+
+RATIO, RATIO_SQUARED, HARD_RATIO, SCALED_RATIO_SQUARED = range(4)
+"""The integrands of :func:`_integrands`: r, r², (1 − g²) r and (m r)², r = w/(1 + γwm)."""
+
+
+@njit(cache=True)
+def _integrands(kind, w, gamma_w, g2, m):
+    """out[i, k] = f(r_ik), r_ik = w_k/(1 + (γw_k) m_i), for the integrand ``kind`` (``RATIO`` …).
+
+    One pass, no temporaries; each entry is the same sequence of IEEE operations as the NumPy
+    expressions it replaces (``γw`` precomputed, no fastmath), so the means that follow are the
+    same bits."""
+    out = np.empty((m.size, w.size))
+    for i in range(m.size):
+        mi = m[i]
+        for k in range(w.size):
+            r = w[k] / (1.0 + gamma_w[k] * mi)
+            if kind == RATIO_SQUARED:
+                r = r * r
+            elif kind == HARD_RATIO:
+                r = (1.0 - g2[k]) * r
+            elif kind == SCALED_RATIO_SQUARED:
+                r = (mi * r) * (mi * r)
+            out[i, k] = r
+    return out
 
 
 @dataclass
@@ -53,6 +79,7 @@ class OutlierSolver:
         if weights is not None:  # zero-weight nodes do not belong to the law
             keep = self.p > 0
             self.g2, self.w, self.p = self.g2[keep], self.w[keep], self.p[keep]
+        self._gamma_w = self.gamma * self.w
         w_min = self.w.min()
         self.m_max = -1.0 / (self.gamma * w_min) if w_min < 0 else np.inf
 
@@ -60,10 +87,15 @@ class OutlierSolver:
         """E[·] of values with shape (..., N) over the last axis."""
         return values @ self.p
 
+    def _expect(self, kind, m):
+        """E[f(w/(1 + γwm))] for the integrand ``kind`` (:func:`_integrands`), scalar or 1-d ``m``."""
+        values = _integrands(kind, self.w, self._gamma_w, self.g2, np.atleast_1d(np.asarray(m, dtype=float)))
+        return self._mean(values[0] if np.ndim(m) == 0 else values)
+
     def _ratio(self, m):
         """w/(1 + γwm) for scalar or 1-d ``m`` (shape (len(m), N) for arrays)."""
-        m = np.asarray(m, dtype=float)[..., None]
-        return self.w / (1.0 + self.gamma * self.w * m)
+        values = _integrands(RATIO, self.w, self._gamma_w, self.g2, np.atleast_1d(np.asarray(m, dtype=float)))
+        return values[0] if np.ndim(m) == 0 else values
 
     @staticmethod
     def _out(m, value):
@@ -71,15 +103,15 @@ class OutlierSolver:
 
     def lambda_b(self, m):
         """λ_b(m) = −1/m + E[w/(1 + γwm)] (scalar or vectorised in m)."""
-        return self._out(m, -1.0 / np.asarray(m, float) + self._mean(self._ratio(m)))
+        return self._out(m, -1.0 / np.asarray(m, float) + self._expect(RATIO, m))
 
     def dlambda_b(self, m):
         """λ_b′(m) = 1/m² − γE[w²/(1 + γwm)²]."""
-        return self._out(m, 1.0 / np.asarray(m, float) ** 2 - self.gamma * self._mean(self._ratio(m) ** 2))
+        return self._out(m, 1.0 / np.asarray(m, float) ** 2 - self.gamma * self._expect(RATIO_SQUARED, m))
 
     def phi(self, m):
         """φ(m) = 1/m − E[(1 − g²) w/(1 + γwm)]."""
-        return self._out(m, 1.0 / np.asarray(m, float) - self._mean((1.0 - self.g2) * self._ratio(m)))
+        return self._out(m, 1.0 / np.asarray(m, float) - self._expect(HARD_RATIO, m))
 
     def _first_root(self, func, hi, points=200, chunk=50):
         """First sign change (from + to ≤ 0) of ``func`` on a log grid of (0, hi], refined by brentq;
@@ -97,7 +129,7 @@ class OutlierSolver:
 
     def _scaled_dlambda_b(self, m):
         """m²λ_b′(m) = 1 − γE[(wm/(1 + γwm))²]: strictly decreasing in m on (0, m_max)."""
-        return 1.0 - self.gamma * self._mean((m * self._ratio(m)) ** 2)
+        return 1.0 - self.gamma * self._expect(SCALED_RATIO_SQUARED, m)
 
     def m_edge(self):
         """The zero of λ_b′ in (0, m_max), unique because m²λ_b′ decreases (cached)."""
@@ -140,3 +172,11 @@ def empirical_weights(x, y, theta, a, b, activation, hard, loss=SQUARE):
     x = np.asarray(x, dtype=np.float64)
     _, _, w = loss_derivatives(activation, a[0], b[0], y, x @ theta[0], loss)
     return (x @ hard) ** 2, w
+
+
+def warm():
+    """Compile the integrand kernel (``io.warmup``): the outlier of a small law, scalar and vector m."""
+    rng = np.random.default_rng(0)
+    solver = OutlierSolver(rng.standard_normal(64) ** 2, rng.standard_normal(64), 0.5)
+    solver.solve()
+    solver.margin()
