@@ -29,7 +29,7 @@ N_BLOCKS = 64
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _row_output(q, b, a_over_m, code, z, coef, values):
     """f(x_q) = Σ_j c_j σ(z_qj); sets coef[q, j] = c_j σ′(z_qj), values[q] = (σ(z_qj)/m, c_j σ′(z_qj))."""
     m = z.shape[1]
@@ -43,7 +43,7 @@ def _row_output(q, b, a_over_m, code, z, coef, values):
     return f
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _scale_row(q, factor, coef, values):
     """Row q of coef and values times the row's residual factor (e, or ψ(e))."""
     for j in range(coef.shape[1]):
@@ -52,7 +52,7 @@ def _scale_row(q, factor, coef, values):
         values[q, 1, j] *= factor
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _square_residuals(i, r, b, a_over_m, code, y, z, coef, values):
     """The square loss's residuals of rows i..i+r−1 (see :func:`_rows_forward`); returns Σ_q e_q²."""
     sq = 0.0
@@ -64,7 +64,7 @@ def _square_residuals(i, r, b, a_over_m, code, y, z, coef, values):
     return sq
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _loss_residuals(i, r, b, a_over_m, code, y, loss, z, coef, values):
     """The residuals ψ(e) of rows i..i+r−1 for the :class:`featlearn.model.loss.Loss` ``loss`` (see
     :func:`_rows_forward`); returns Σ_q 2ρ(e_q)."""
@@ -77,7 +77,7 @@ def _loss_residuals(i, r, b, a_over_m, code, y, loss, z, coef, values):
     return total
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rows_forward(x, i, r, theta, b, a_over_m, code, y, loss, z, coef, values, zero):
     """For rows i..i+r−1 (r ≤ 4): coef[q, j] = e c_j σ′(z_qj) in the dtype of X, and in float64
     values[q, 0, j] = e σ(z_qj)/m and values[q, 1, j] = e c_j σ′(z_qj); returns Σ_q e_q².  For a
@@ -107,7 +107,7 @@ def _rows_forward(x, i, r, theta, b, a_over_m, code, y, loss, z, coef, values, z
     return _loss_residuals(i, r, b, a_over_m, code, y, loss, z, coef, values)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rows_accumulate(x, i, r, coef, values, g, ab):
     """g_j += Σ_q coef[q, j] x_{i+q} and ab[:, j] += Σ_q values[q, :, j] for rows i..i+r−1 (r ≤ 4)."""
     m, d = g.shape
