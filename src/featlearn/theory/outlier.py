@@ -87,15 +87,14 @@ class OutlierSolver:
         """E[·] of values with shape (..., N) over the last axis."""
         return values @ self.p
 
-    def _expect(self, kind, m):
-        """E[f(w/(1 + γwm))] for the integrand ``kind`` (:func:`_integrands`), scalar or 1-d ``m``."""
+    def _values(self, kind, m):
+        """The integrand ``kind`` (:func:`_integrands`) at scalar or 1-d ``m``: shape (N,) or (len(m), N)."""
         values = _integrands(kind, self.w, self._gamma_w, self.g2, np.atleast_1d(np.asarray(m, dtype=float)))
-        return self._mean(values[0] if np.ndim(m) == 0 else values)
-
-    def _ratio(self, m):
-        """w/(1 + γwm) for scalar or 1-d ``m`` (shape (len(m), N) for arrays)."""
-        values = _integrands(RATIO, self.w, self._gamma_w, self.g2, np.atleast_1d(np.asarray(m, dtype=float)))
         return values[0] if np.ndim(m) == 0 else values
+
+    def _expect(self, kind, m):
+        """E[f(w/(1 + γwm))] for the integrand ``kind``, scalar or 1-d ``m``."""
+        return self._mean(self._values(kind, m))
 
     @staticmethod
     def _out(m, value):
@@ -160,7 +159,7 @@ class OutlierSolver:
         if self.phi(m_edge) >= 0:
             return OutlierResult(edge, np.nan, np.nan, False)
         m_o = self._first_root(self.phi, m_edge)
-        ratio = self._ratio(m_o)
+        ratio = self._values(RATIO, m_o)
         dm = 1.0 / self.dlambda_b(m_o)
         rho2 = 1.0 / (1.0 + self.gamma * dm * float(self._mean(self.g2 * ratio**2)))
         return OutlierResult(edge, self.lambda_b(m_o), float(rho2), True)
