@@ -17,7 +17,7 @@ from featlearn.analysis import design
 from featlearn.io.results import read_csv
 from featlearn.model.catalogue import substitute
 from featlearn.pipeline import checks, jobs
-from featlearn.theory.design import FixedPointMargin, dmft_grid, fixed_point_threshold
+from featlearn.theory.design import FixedPointMargin, design_theory, dmft_grid, fixed_point_threshold
 from featlearn.theory.design_family import evaluate
 
 GELU = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0)
@@ -29,11 +29,19 @@ TINY_DESIGN = {
         "link": "he2",
         "search": {"bracket": [4.0, 16.0], "points": 6},
         "dmft": {"factors": [0.2, 0.5, 1.0], "n_paths": 400, "replicas": 2, "horizon": 4},
-        "sweeps": {"best": 2, "worst": 1, "d": [60], "trials": 2, "factors": [0.5, 1.0]},
+        "sweeps": {
+            "best": 2,
+            "worst": 1,
+            "include": ["gelu_ab"],
+            "d": [60],
+            "trials": 2,
+            "factors": [0.5, 1.0],
+        },
         "designs": {
             "gelu": {"activation": "gelu"},
             "quad": {"activation": "quad"},
             "swish": {"activation": "swish", "lr": 1.0, "steps": 200},
+            "gelu_ab": {"activation": "gelu", "train": ["theta", "a", "b"]},
         },
         "family": {"expression": "z*Phi(alpha*z)", "parameter": "alpha", "bounds": [0.8, 1.6], "xatol": 0.4},
     },
@@ -85,6 +93,29 @@ def test_statuses_without_a_crossing_in_the_bracket():
     assert dmft_grid(np.nan, [0.5, 1.0]) == [] and dmft_grid(8.0, [0.5, 1.0]) == [4.0, 8.0]
 
 
+def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft():
+    """A design with a trained second layer: no δ_NN(∞) (status ``trained_layer``), its DMFT grid
+    anchored at the fixed layer's δ_NN(∞) (the same fixed point, bit for bit), and a DMFT whose a^t,
+    b^t move; at t = 0 (a and b at their start, the same paths) its law is the fixed layer's, so
+    the outlier margins agree there exactly and part afterwards."""
+    model = dict(seed=1, experiment="design_x", activation="gelu", link="he2", a=1.0, b=0.0, r0=1.0)
+    model |= dict(noise=0.0, lr=1.0, huber=None, loss=None)
+    args = (40, (4.0, 16.0), 6, [0.5, 1.0], 400, 3, 2)
+    fixed = design_theory(SimpleNamespace(**model, train=("theta",)), *args, log=lambda _: None)
+    trained = design_theory(SimpleNamespace(**model, train=("theta", "a", "b")), *args, log=lambda _: None)
+    assert fixed["status"] == "ok" and fixed["grid_anchor"] == fixed["delta_nn_inf"]
+    assert trained["status"] == "trained_layer" and math.isnan(trained["delta_nn_inf"])
+    assert math.isnan(trained["at_value"]) and trained["grid_anchor_status"] == "ok"
+    assert trained["grid_anchor"] == fixed["delta_nn_inf"]
+    assert list(trained["dmft_delta"]) == dmft_grid(fixed["delta_nn_inf"], [0.5, 1.0])
+    assert "dmft_a" not in fixed and trained["dmft_a_replicas"].shape == (2, 2, 4)
+    assert (trained["dmft_a"][:, 0] == 1.0).all() and (trained["dmft_a"][:, 1] != 1.0).all()
+    assert (trained["dmft_b"][:, 1] != 0.0).all()
+    same, after = trained["dmft_margin_replicas"], fixed["dmft_margin_replicas"]
+    np.testing.assert_array_equal(same[..., 0], after[..., 0])
+    assert not np.allclose(same[..., 1:], after[..., 1:])
+
+
 def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(tmp_path):
     """σ_α = zΦ(αz) at α = 1 is GeLU: its δ_NN(∞), computed in a fresh process through the
     generated kernel, equals the built-in one."""
@@ -96,11 +127,12 @@ def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(t
     assert got["delta_nn_inf"] == pytest.approx(want["delta_nn_inf"], abs=1e-3)
 
 
-def rows(values, delta50=None, statuses=None):
+def rows(values, delta50=None, statuses=None, anchors=None):
     out = []
     for i, v in enumerate(values):
         status = (statuses or {}).get(i, "ok" if np.isfinite(v) else "none")
-        row = {"design": f"d{i}", "delta_nn_inf": v, "long_time_status": status}
+        anchor = (anchors or {}).get(i, v)
+        row = {"design": f"d{i}", "delta_nn_inf": v, "long_time_status": status, "grid_anchor": anchor}
         if delta50 is not None:
             row |= {"delta50_d100": delta50[i], "delta50_d100_err": 0.1}
         out.append(row)
@@ -112,9 +144,17 @@ def test_ranking_sweeps_and_rank_correlation():
     assert design.theory_ranking(table) == ["d2", "d3", "d0", "d4", "d1"]
     below = rows([9.0, np.nan, 4.0, np.nan], statuses={1: "below_bracket", 3: "unsolved"})
     assert design.theory_ranking(below) == ["d1", "d2", "d0", "d3"]  # below the bracket: lowest
-    assert design.swept_designs(below, 1, 1) == ["d2", "d0"]  # a sweep needs a value for its grid
-    assert design.swept_designs(table, 2, 1) == ["d2", "d3", "d4"]
-    assert design.swept_designs(table, 3, 2) == ["d2", "d3", "d0", "d4"]  # each once
+
+    def swept(table, best, worst, include=()):
+        return design.swept_designs(table, {"best": best, "worst": worst, "include": include})
+
+    assert swept(below, 1, 1) == ["d2", "d0"]  # a sweep needs a value for its grid
+    assert swept(table, 2, 1) == ["d2", "d3", "d4"]
+    assert swept(table, 3, 2) == ["d2", "d3", "d0", "d4"]  # each once
+    trained = rows([9.0, np.nan, 4.0], statuses={1: "trained_layer"}, anchors={1: 9.0})
+    assert design.theory_ranking(trained) == ["d2", "d0", "d1"]  # no δ_NN(∞): ranked last
+    assert swept(trained, 1, 0) == ["d2"] and swept(trained, 1, 0, ["d1", "d2"]) == ["d2", "d1"]
+    assert swept(table, 1, 0, ["d1"]) == ["d2"]  # included, but no grid anchor: no sweep
     monotone = rows([4.0, 6.0, 9.0, 12.0], delta50=[3.0, 4.0, 7.0, 8.0])
     rho, p, count = design.rank_correlation(monotone, 100)
     assert rho == pytest.approx(1.0) and count == 4
@@ -122,6 +162,15 @@ def test_ranking_sweeps_and_rank_correlation():
     reversed_ = rows([4.0, 6.0, 9.0, 12.0], delta50=[8.0, 7.0, 4.0, 3.0])
     assert design.rank_correlation(reversed_, 100)[0] == pytest.approx(-1.0)
     assert design.rank_correlation(rows([4.0, 6.0]), 100)[2] == 0
+    overlay = design.sweep_overlay(
+        trained,
+        ["d1"],
+        {"d1": {"activation": "gelu", "train": ["theta", "a"]}},
+        {"d": [50], "trials": 3, "factors": [0.5, 1.0]},
+        "he2",
+    )
+    assert overlay["sweeps"]["design_d1"]["delta"] == [4.5, 9.0]  # the grid anchor's multiples
+    assert overlay["sweeps"]["design_d1"]["train"] == ["theta", "a"]
     spec = {"d2": {"activation": "gelu"}, "d3": {"activation": "quad", "b": 0.5}}
     overlay = design.sweep_overlay(
         table, ["d2", "d3"], spec, {"d": [50], "trials": 3, "factors": [0.5, 1.0]}, "bump"
@@ -143,7 +192,8 @@ def test_design_jobs_and_their_checks():
     checks.check_config(config)
     cells = jobs.compute_jobs(config)
     theory = [j for j in cells if j.rule == "design_theory"]
-    assert sorted(j.wildcards["design"] for j in theory) == ["gelu", "quad", "swish"]
+    assert sorted(j.wildcards["design"] for j in theory) == ["gelu", "gelu_ab", "quad", "swish"]
+    assert {j.wildcards["design"]: j.settings.train for j in theory}["gelu_ab"] == ("theta", "a", "b")
     assert {j.settings.link for j in theory} == {"he2"} and theory[0].settings.experiment.startswith(
         "design_"
     )
@@ -164,6 +214,10 @@ def test_design_jobs_and_their_checks():
         with pytest.raises(checks.ConfigError) as error:
             checks.check_config(bad)
         assert error.value.key == f"sweeps.{key}.design"
+    bad = with_design(sweeps={**TINY_DESIGN["design"]["sweeps"], "include": ["nosuch"]})
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(bad)
+    assert error.value.key == "design.sweeps.include" and "nosuch" in str(error.value)
     bad = with_design(designs={"x": {"activation": "swsh"}, "y": {"activation": "gelu"}})
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
@@ -179,14 +233,19 @@ def test_the_designer_runs_in_two_passes(tmp_path):
     overlay_path = "results/design/design_sweeps.yaml"
     snakemake(work, target, overlay_path, "--configfile", "config.yaml", "design.yaml")
     table = {r["design"]: r for r in read_csv(work / target)}
-    assert set(table) == {"gelu", "quad", "swish", next(k for k in table if k.startswith("family("))}
+    family = next(k for k in table if k.startswith("family("))
+    assert set(table) == {"gelu", "quad", "swish", "gelu_ab", family}
     assert (
         table["gelu"]["long_time_status"] == "ok"
         and table["quad"]["delta_nn_inf"] < table["gelu"]["delta_nn_inf"]
     )
     assert np.isfinite(table["gelu"]["delta_nn_min"])
+    trained = table["gelu_ab"]
+    assert trained["long_time_status"] == "trained_layer" and trained["train"] == "theta,a,b"
+    assert trained["grid_anchor"] == table["gelu"]["delta_nn_inf"] and math.isnan(trained["delta_nn_inf"])
+    assert trained["theory_rank"] == len(table)  # no δ_NN(∞): last
     overlay = yaml.safe_load((work / "results/design/design_sweeps.yaml").read_text())
-    assert len(overlay["sweeps"]) == 3
+    assert len(overlay["sweeps"]) == 4 and overlay["sweeps"]["design_gelu_ab"]["train"] == ["theta", "a", "b"]
     assert all(name.startswith("design_") for name in overlay["sweeps"])
     snakemake(work, target, "--configfile", "config.yaml", "design.yaml", "results/design/design_sweeps.yaml")
     table = read_csv(work / target)

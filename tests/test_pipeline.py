@@ -85,8 +85,9 @@ def test_unsupported_options_name_their_config_key():
 
 
 def test_a_trained_second_layer_is_a_sweep_option_refused_elsewhere():
-    """``train`` may be left out of ``defaults`` ([theta]); the sweeps take [theta, a, b], the theory
-    and the restricted-GD jobs refuse it naming the key, and the schema refuses a train without theta."""
+    """``train`` may be left out of ``defaults`` ([theta]); the sweeps (and the designs, below) take
+    [theta, a, b], the theory and the restricted-GD jobs refuse it naming the key, and the schema
+    refuses a train without theta."""
     from featlearn.pipeline.checks import schema_error
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -213,7 +214,7 @@ def test_a_schema_error_names_the_broken_bound_not_the_composite_keyword():
 @pytest.mark.parametrize(
     ("key", "value", "accepting"),
     [
-        ("train", ["theta", "a", "b"], {"sweep_block"}),
+        ("train", ["theta", "a", "b"], {"sweep_block", "design_theory"}),
         ("huber", 1.0, {"sweep_block", "design_theory"}),
         ("loss", "logcosh", {"sweep_block", "design_theory"}),
     ],

@@ -9,7 +9,7 @@ sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 spec = sm.params.design
 rows = design.load_theory_rows(sm.input.theory, sm.params.settings)
-swept = design.swept_designs(rows, spec["sweeps"]["best"], spec["sweeps"]["worst"])
+swept = design.swept_designs(rows, spec["sweeps"])
 log(f"the theory asks for GD sweeps of {swept}")
 Path(sm.output[0]).write_text(
     "# GD sweeps of the theory's best and worst designs (rule design_sweeps, from the design theory\n"

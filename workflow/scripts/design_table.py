@@ -11,7 +11,7 @@ sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 spec = sm.params.design
 rows = design.load_theory_rows(sm.input.theory, sm.params.settings)
-chosen = design.swept_designs(rows, spec["sweeps"]["best"], spec["sweeps"]["worst"])
+chosen = design.swept_designs(rows, spec["sweeps"])
 if set(chosen) != set(sm.params.swept):
     log(f"WARNING: the sweeps measure {sorted(sm.params.swept)}, the theory now asks for {sorted(chosen)}")
 rows += [design.family_row(json.loads(Path(p).read_text())) for p in sm.input.family]

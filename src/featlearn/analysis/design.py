@@ -30,10 +30,12 @@ def theory_row(name, settings, out):
     row |= {"r0": settings.r0, "lr": settings.lr, "link": settings.link}
     row["loss"] = loss_name(settings)
     row["huber"] = np.nan if settings.huber is None else float(settings.huber)  # NaN: no threshold
+    row["train"] = ",".join(settings.train)
     row["delta_nn_inf"] = float(out["delta_nn_inf"])
     row["long_time_status"] = str(out["status"])
     row["at_value"] = float(out["at_value"])
     row["at_stable"] = bool(out["at_value"] < 1.0) if np.isfinite(out["at_value"]) else ""
+    row["grid_anchor"] = float(out["grid_anchor"])
     if "dmft_margin" in out:
         dm = {key.removeprefix("dmft_"): value for key, value in out.items() if key.startswith("dmft_")}
         curve, statuses = delta_nn_curve(dm)
@@ -66,12 +68,15 @@ def theory_ranking(rows):
     return [r["design"] for r in sorted(rows, key=_rank_key)]
 
 
-def swept_designs(rows, best, worst):
-    """The designs the theory asks GD to sweep: the ``best`` lowest δ_NN(∞) and the ``worst`` highest
-    among those that have one (each design once)."""
+def swept_designs(rows, sweeps):
+    """The designs the theory asks GD to sweep (``sweeps``: ``design.sweeps``): the ``best`` lowest
+    δ_NN(∞) and the ``worst`` highest among those that have one, then the designs of ``include``
+    that have a grid anchor (a trained second layer has no δ_NN(∞) to rank), each design once."""
+    best, worst, include = sweeps["best"], sweeps["worst"], sweeps.get("include", ())
     by_name = _by_name(rows)
     ranked = [name for name in theory_ranking(rows) if np.isfinite(by_name[name]["delta_nn_inf"])]
     chosen = ranked[:best] + (ranked[-worst:] if worst else [])
+    chosen += [name for name in include if np.isfinite(by_name[name]["grid_anchor"])]
     return list(dict.fromkeys(chosen))
 
 
@@ -126,12 +131,13 @@ def rank_correlation(rows, d):
 
 def sweep_overlay(rows, designs, spec, sweeps_spec, link):
     """The config overlay of GD sweeps for ``designs`` (``design.sweeps``: d, trials and the δ grid
-    as multiples of each design's δ_NN(∞)), one sweep ``design_<name>`` per design carrying its
-    conventions (``spec``: ``design.designs``), the designer's target ``link`` and ``design: <name>``."""
+    as multiples of each design's grid anchor: its δ_NN(∞), or the fixed layer's for a trained
+    second layer), one sweep ``design_<name>`` per design carrying its conventions (``spec``:
+    ``design.designs``), the designer's target ``link`` and ``design: <name>``."""
     by_name, out = _by_name(rows), {}
     for name in designs:
-        delta_inf = by_name[name]["delta_nn_inf"]
-        grid = sorted({float(f"{f * delta_inf:.3g}") for f in sweeps_spec["factors"]})
+        anchor = by_name[name]["grid_anchor"]
+        grid = sorted({float(f"{f * anchor:.3g}") for f in sweeps_spec["factors"]})
         out[f"design_{name}"] = {
             **spec[name],
             "link": link,
@@ -158,10 +164,12 @@ def family_row(family):
         "link": settings["link"],
         "loss": "square",
         "huber": np.nan,
+        "train": "theta",
         "delta_nn_inf": float(best["delta_nn_inf"]),
         "long_time_status": best["status"],
         "at_value": float(best["at_value"]),
         "at_stable": bool(best["at_value"] < 1.0) if np.isfinite(best["at_value"]) else "",
+        "grid_anchor": np.nan,
         "delta_nn_min": np.nan,
         "delta_nn_min_se": np.nan,
         "delta_nn_argmin_t": -1,

@@ -340,8 +340,8 @@ def finite_size_references(config):
 
 
 def design_references(config):
-    """A sweep's ``design`` names a design, and each design is named by one sweep at most; the
-    family's parameter is no name an expression
+    """A sweep's ``design`` names a design, and each design is named by one sweep at most; so does
+    each entry of ``design.sweeps.include``; the family's parameter is no name an expression
     already uses, and its expression parses for every value of the parameter in its bounds (checked
     at both ends and the middle)."""
     design = config.get("design") or {}
@@ -359,6 +359,9 @@ def design_references(config):
         named[spec["design"]] = sweep
     if not design:
         return
+    for name in design["sweeps"].get("include", ()):
+        if name not in design["designs"]:
+            raise ConfigError("design.sweeps.include", f"{name!r} is not a design (design.designs)")
     family = design.get("family")
     if not family:
         return

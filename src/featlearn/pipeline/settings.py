@@ -184,7 +184,7 @@ def _noiseless(value):
 
 
 def _first_layer_only(value):
-    """train: [theta]: a trained second layer is implemented in the GD sweeps only"""
+    """train: [theta]: a trained second layer is implemented in the GD sweeps and the designs"""
     return not trains_second_layer(value)
 
 
@@ -310,12 +310,15 @@ FixedPointSettings = compose(
 DesignSettings = compose(
     "DesignSettings",
     """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
-    the link, a, b, r₀ and the loss: ``loss``, or Huber's with threshold ``huber``, or the square
-    loss) whose static fixed point needs a noiseless target.""",
+    the link, a, b, r₀, the loss: ``loss``, or Huber's with threshold ``huber``, or the square
+    loss, and the trained layers ``train``) whose static fixed point needs a noiseless target.""",
     MODEL,
-    ("huber", "loss"),
+    ("huber", "loss", "train"),
     without=_FIXED_BY_THEORY,
-    supported={**{k: v for k, v in THEORY.items() if k not in ("huber", "loss")}, "noise": _noiseless},
+    supported={
+        **{k: v for k, v in THEORY.items() if k not in ("huber", "loss", "train")},
+        "noise": _noiseless,
+    },
 )
 
 DesignFamilySettings = compose(

@@ -294,7 +294,10 @@ def design_figure(rows, d, correlation):
     left.errorbar(x, low, 2 * low_se, fmt="s", color="C1", ms=4, label=r"$\min_t \delta_{NN}(t)$ (DMFT)")
     left.set_xticks(x, [r["design"] for r in ranked], rotation=45, ha="right", fontsize=8)
     left.set_ylabel(r"$\delta$")
-    left.set_title("theory, by rank of $\\delta_{NN}(\\infty)$ (missing: no crossing in the search range)")
+    left.set_title(
+        "theory, by rank of $\\delta_{NN}(\\infty)$"
+        " (missing: no crossing in the search range, or a trained layer)"
+    )
     left.legend(fontsize=8)
     swept = [
         r for r in ranked if np.isfinite(r.get(f"delta50_d{d}", np.nan)) and np.isfinite(r["delta_nn_inf"])

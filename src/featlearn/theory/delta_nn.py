@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss import loss_of
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
@@ -56,15 +57,18 @@ def replica_mean(values):
     return mean, np.where(count > 1, np.sqrt(var / np.maximum(count, 1)), np.nan)
 
 
-def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print):
+def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print, train=("theta",)):
     """DMFT and its outlier track for every δ of one model (``TheoryModelSettings``) with ``replicas``
     independent sets of N = ``n_paths`` paths; arrays ``<key>_replicas`` indexed [replica, δ, t],
     and ``<key>`` / ``<key>_se`` their replica mean and standard error [δ, t] (``replica_mean``).
     Replica r of δ draws its paths from the identity (seed, "dmft", experiment, activation, link,
-    δ, N, r)."""
+    δ, N, r).  ``train`` with "a" and/or "b": the DMFT moves the second layer by (D13) and the
+    outlier condition reads the law of w^t at the trained (a^t, b^t) (docs/dmft.md, "The outlier
+    with a trained layer"); a^t and b^t are then recorded too (keys ``a``, ``b``)."""
     seed = (settings.seed, "dmft", settings.experiment, settings.activation, settings.link)
     steps = np.arange(horizon + 1)
-    runs = {key: np.full((replicas, len(deltas), steps.size), np.nan) for key in DMFT_KEYS}
+    layers = ("a", "b") if trains_second_layer(train) else ()
+    runs = {key: np.full((replicas, len(deltas), steps.size), np.nan) for key in DMFT_KEYS + layers}
     for i, delta in enumerate(deltas):
         start = time.perf_counter()
         for r in range(replicas):
@@ -81,9 +85,10 @@ def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print):
                 r0=settings.r0,
                 noise=settings.noise,
                 loss=loss_of(settings),
+                train=tuple(train),
             )
             track = outlier_track(res, steps)
-            for key in ("norm2", "train_loss", "h11"):
+            for key in ("norm2", "train_loss", "h11", *layers):
                 runs[key][r, i] = getattr(res, key)
             for key in ("bulk_edge", "outlier", "overlap2", "margin"):
                 runs[key][r, i] = track[key]

@@ -18,6 +18,13 @@ A design is a single-neuron model (σ, a, b, r₀, η) on a fixed target link.  
   replica and t, and min over t ≥ 1 of the replica mean with its standard error
   (``analysis.theory_tables.minimum_over_time``, applied by ``analysis.design``).  Without a
   δ_NN(∞) there is no grid: NaN.
+
+A trained second layer (``train`` with a and/or b): the static fixed point has no closure for the
+converged (a, b) (docs/dmft.md, "A trainable second layer"), so such a design has no δ_NN(∞)
+(status ``trained_layer``).  Its DMFT moves a^t and b^t by (D13) and the outlier condition reads the
+law of w^t at them (docs/dmft.md, "The outlier with a trained layer"), so min_t δ_NN(t) exists; its
+grid is anchored at the fixed layer's δ_NN(∞) (the same design with a and b held at their start),
+which the file keeps as ``grid_anchor`` with its status.
 """
 
 import time
@@ -25,6 +32,7 @@ import time
 import numpy as np
 from scipy import optimize
 
+from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss import loss_of
 from featlearn.theory.delta_nn import dmft_model
 from featlearn.theory.fixed_point import FixedPointSolver
@@ -98,14 +106,37 @@ def dmft_grid(delta_inf, factors):
     return [float(f"{f * delta_inf:.4g}") for f in factors]
 
 
+def trained_layer_long_time(out):
+    """The long-time entries of a trained-layer design from the fixed layer's
+    :func:`fixed_point_threshold` ``out``: no δ_NN(∞) (status ``trained_layer``, AT NaN), the fixed
+    layer's root and status kept as the grid anchor (module docstring)."""
+    return out | {
+        "delta_nn_inf": np.nan,
+        "at_value": np.nan,
+        "status": "trained_layer",
+        "grid_anchor": out["delta_nn_inf"],
+        "grid_anchor_status": out["status"],
+    }
+
+
 def design_theory(settings, nodes, bracket, points, factors, n_paths, horizon, replicas, log=print):
     """δ_NN(∞) (:func:`fixed_point_threshold`) and the DMFT on :func:`dmft_grid` (``delta_nn.dmft_model``
-    arrays, prefixed ``dmft_``; absent without a δ_NN(∞)) of one design."""
+    arrays, prefixed ``dmft_``; absent without a grid) of one design; the grid is anchored at
+    ``grid_anchor``: δ_NN(∞), or the fixed layer's for a trained second layer
+    (:func:`trained_layer_long_time`)."""
     start = time.perf_counter()
     out = fixed_point_threshold(settings, nodes, bracket, points, log=log)
-    grid = dmft_grid(out["delta_nn_inf"], factors)
+    if trains_second_layer(settings.train):
+        out = trained_layer_long_time(out)
+        log(
+            f"trained layers {settings.train}: no delta_NN(inf); "
+            f"DMFT grid anchored at the fixed layer's {out['grid_anchor']:.4g}"
+        )
+    else:
+        out |= {"grid_anchor": out["delta_nn_inf"], "grid_anchor_status": out["status"]}
+    grid = dmft_grid(out["grid_anchor"], factors)
     if grid:
-        dm = dmft_model(settings, grid, n_paths, horizon, replicas, log)
+        dm = dmft_model(settings, grid, n_paths, horizon, replicas, log, train=settings.train)
         out |= {f"dmft_{key}": value for key, value in dm.items()}
     log(f"design theory done in {time.perf_counter() - start:.1f}s")
     return out
