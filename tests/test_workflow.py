@@ -296,14 +296,17 @@ def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tm
         {"design": name, "activation": act, "b": 0.0, "r0": 1.0, "delta_nn_inf": inf, "at_stable": True}
         | {"delta_nn_min": low, "delta_nn_min_se": 0.1, "theory_rank": rank, "spearman_d": 60}
         | {"delta50_d60": d50, "delta50_d60_err": 0.2, "spearman_rho": 1.0, "spearman_designs": 2}
-        for name, act, inf, low, rank, d50 in [
-            ("bestdesign", "quad", 6.6, 4.1, 1, 4.0),
-            ("gelu", "gelu", 9.5, 6.2, 2, float("nan")),
+        | {"long_time_status": status, "train": train}
+        for name, act, inf, low, rank, d50, status, train in [
+            ("bestdesign", "quad", 6.6, 4.1, 1, 4.0, "ok", "theta"),
+            ("gelu", "gelu", 9.5, 6.2, 2, float("nan"), "ok", "theta"),
+            ("gelu_ab", "gelu", float("nan"), 6.0, 3, 5.0, "trained_layer", "theta,a,b"),
         ]
     ]
     numbers = json.loads((tiny_run / "results" / "paper" / "numbers.json").read_text())
     assert numbers["design"] is None
     numbers["design"] = design_numbers(rows, "extra_design")
+    assert [r["delta_nn_inf"] for r in numbers["design"]["rows"]] == ["6.6", "9.5", "none (trains a, b)"]
     (tiny_run / "design_numbers.json").write_text(json.dumps(numbers))
     source, pdf = str(tiny_run / "paper" / "manuscript.typ"), tmp_path / "manuscript.pdf"
     inputs = {"numbers": "/design_numbers.json"}

@@ -146,6 +146,14 @@ def _pm_or_dash(value, error):
     return pm(value, error) if math.isfinite(value) else fmt(value)
 
 
+def _long_time_cell(row):
+    """δ_NN(∞) of a design row, flagged where AT fails; for a trained second layer, which has none
+    (docs/design.md, "A trained second layer"), the layers it trains."""
+    if row["long_time_status"] == "trained_layer":
+        return "none (trains " + ", ".join(row["train"].split(",")[1:]) + ")"
+    return fmt(row["delta_nn_inf"]) + (" (AT fails)" if row["at_stable"] is False else "")
+
+
 def design_numbers(rows, stem):
     """The designer's table (design.csv, docs/design.md) in the theory's rank order: per design its
     σ, b, r₀, δ_NN(∞) (with an AT flag), min_t δ_NN(t) ± s.e. and GD's δ₅₀ at the largest swept d;
@@ -162,7 +170,7 @@ def design_numbers(rows, stem):
             "activation": str(r["activation"]),
             "b": fmt(r["b"]),
             "r0": fmt(r["r0"]),
-            "delta_nn_inf": fmt(r["delta_nn_inf"]) + (" (AT fails)" if r["at_stable"] is False else ""),
+            "delta_nn_inf": _long_time_cell(r),
             "delta_nn_min": _pm_or_dash(r["delta_nn_min"], r["delta_nn_min_se"]),
             "delta50": _pm_or_dash(r.get(f"delta50_d{d}", math.nan), r.get(f"delta50_d{d}_err", math.nan)),
         }
