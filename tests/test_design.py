@@ -5,6 +5,7 @@ config."""
 
 import copy
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -93,16 +94,18 @@ def test_statuses_without_a_crossing_in_the_bracket():
     assert dmft_grid(np.nan, [0.5, 1.0]) == [] and dmft_grid(8.0, [0.5, 1.0]) == [4.0, 8.0]
 
 
-def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft():
+@pytest.mark.parametrize("train", [("theta", "a"), ("theta", "a", "b")])
+def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft(train):
     """A design with a trained second layer: no δ_NN(∞) (status ``trained_layer``), its DMFT grid
-    anchored at the fixed layer's δ_NN(∞) (the same fixed point, bit for bit), and a DMFT whose a^t,
-    b^t move; at t = 0 (a and b at their start, the same paths) its law is the fixed layer's, so
-    the outlier margins agree there exactly and part afterwards."""
+    anchored at the fixed layer's δ_NN(∞) (the same fixed point, bit for bit), and a DMFT whose
+    trained a^t (and b^t) move while an untrained b stays; at t = 0 (a and b at their start, the
+    same paths) its law is the fixed layer's, so the outlier margins agree there exactly and part
+    afterwards."""
     model = dict(seed=1, experiment="design_x", activation="gelu", link="he2", a=1.0, b=0.0, r0=1.0)
     model |= dict(noise=0.0, lr=1.0, huber=None, loss=None)
     args = (40, (4.0, 16.0), 6, [0.5, 1.0], 400, 3, 2)
     fixed = design_theory(SimpleNamespace(**model, train=("theta",)), *args, log=lambda _: None)
-    trained = design_theory(SimpleNamespace(**model, train=("theta", "a", "b")), *args, log=lambda _: None)
+    trained = design_theory(SimpleNamespace(**model, train=train), *args, log=lambda _: None)
     assert fixed["status"] == "ok" and fixed["grid_anchor"] == fixed["delta_nn_inf"]
     assert trained["status"] == "trained_layer" and math.isnan(trained["delta_nn_inf"])
     assert math.isnan(trained["at_value"]) and trained["grid_anchor_status"] == "ok"
@@ -110,7 +113,8 @@ def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft(
     assert list(trained["dmft_delta"]) == dmft_grid(fixed["delta_nn_inf"], [0.5, 1.0])
     assert "dmft_a" not in fixed and trained["dmft_a_replicas"].shape == (2, 2, 4)
     assert (trained["dmft_a"][:, 0] == 1.0).all() and (trained["dmft_a"][:, 1] != 1.0).all()
-    assert (trained["dmft_b"][:, 1] != 0.0).all()
+    moved = trained["dmft_b"][:, 1:] != 0.0
+    assert moved.all() if "b" in train else not moved.any()
     same, after = trained["dmft_margin_replicas"], fixed["dmft_margin_replicas"]
     np.testing.assert_array_equal(same[..., 0], after[..., 0])
     assert not np.allclose(same[..., 1:], after[..., 1:])
@@ -218,6 +222,19 @@ def test_design_jobs_and_their_checks():
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
     assert error.value.key == "design.sweeps.include" and "nosuch" in str(error.value)
+    # a trained second layer needs an even link; the schema wants theta among the trained layers
+    odd = with_design(link="g**3 - 3*g")
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(odd)
+    assert error.value.key == "design.designs.gelu_ab.train" and "even link" in str(error.value)
+    del odd["design"]["designs"]["gelu_ab"], odd["design"]["sweeps"]["include"]
+    checks.check_config(odd)  # the same link without a trained layer passes
+    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    bad = with_design(
+        designs={**TINY_DESIGN["design"]["designs"], "x": {"activation": "gelu", "train": ["a"]}}
+    )
+    assert checks.schema_error(bad, schema).key == "design.designs.x.train"
+    assert checks.schema_error(with_design(), schema) is None
     bad = with_design(designs={"x": {"activation": "swsh"}, "y": {"activation": "gelu"}})
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
@@ -243,7 +260,8 @@ def test_the_designer_runs_in_two_passes(tmp_path):
     trained = table["gelu_ab"]
     assert trained["long_time_status"] == "trained_layer" and trained["train"] == "theta,a,b"
     assert trained["grid_anchor"] == table["gelu"]["delta_nn_inf"] and math.isnan(trained["delta_nn_inf"])
-    assert trained["theory_rank"] == len(table)  # no δ_NN(∞): last
+    ranked = [r["theory_rank"] for r in table.values() if np.isfinite(r["delta_nn_inf"])]
+    assert trained["theory_rank"] > max(ranked)  # no δ_NN(∞): after every design that has one
     overlay = yaml.safe_load((work / "results/design/design_sweeps.yaml").read_text())
     assert len(overlay["sweeps"]) == 4 and overlay["sweeps"]["design_gelu_ab"]["train"] == ["theta", "a", "b"]
     assert all(name.startswith("design_") for name in overlay["sweeps"])
@@ -251,6 +269,9 @@ def test_the_designer_runs_in_two_passes(tmp_path):
     table = read_csv(work / target)
     measured = {r["design"] for r in table if np.isfinite(r["delta50_d60"])}
     assert measured and measured <= {spec["design"] for spec in overlay["sweeps"].values()}
-    assert {r["spearman_designs"] for r in table} == {len(measured)}
+    ranked = {r["design"] for r in table if np.isfinite(r["delta_nn_inf"])}
+    assert {r["spearman_designs"] for r in table} == {len(measured & ranked)}  # not the trained layer
+    by_name = {r["design"]: r for r in table}
+    assert by_name["gelu_ab"]["delta50_d60_status"] != "not swept"  # its sweep ran and was read
     assert table[0]["spearman_d"] == 60
     assert (work / "results/figures/extra_design.png").exists()

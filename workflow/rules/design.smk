@@ -63,7 +63,7 @@ rule design_family:
 
 rule design_sweeps:
     message:
-        "The GD sweeps the theory asks for: its best and worst designs (an overlay for pass 2)"
+        "The GD sweeps the theory asks for: its best and worst designs and the included ones (an overlay for pass 2)"
     input:
         theory=lambda w: job_outputs("design_theory"),
         code=code("design_sweeps.py"),

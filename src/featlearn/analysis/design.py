@@ -4,8 +4,8 @@ it, GD's δ₅₀; the rank correlation between the two; and the sweeps the theo
 Theory and GD are computed independently (the design jobs never read a sweep); this module reads
 both.  The theory's ranking is by δ_NN(∞): designs whose crossing lies below the search bracket
 (status ``below_bracket``) first, then the others by value, then those without one (``none``,
-``unsolved``) in table order.  Spearman's ρ between δ_NN(∞) and GD's δ₅₀ at the largest swept d runs
-over the designs that have both.
+``unsolved``, and ``trained_layer``: a trained second layer) in table order.  Spearman's ρ between
+δ_NN(∞) and GD's δ₅₀ at the largest swept d runs over the designs that have both.
 """
 
 import math
@@ -22,8 +22,9 @@ from featlearn.model.loss_choice import loss_name
 
 
 def theory_row(name, settings, out):
-    """One design's theory: δ_NN(∞) with status and AT value (``at_stable`` only where there is a
-    root), min_t δ_NN(t) ± s.e. and its t, with ``delta_nn_min_status`` "below_grid" where some
+    """One design's theory: its trained layers (``train``, comma-separated), δ_NN(∞) with status and
+    AT value (``at_stable`` only where there is a root), the grid anchor (docs/design.md, eq. (Z8))
+    with its status, min_t δ_NN(t) ± s.e. and its t, with ``delta_nn_min_status`` "below_grid" where some
     replica has its crossing below the DMFT's grid at some t ≥ 1 (the minimum is then an upper
     bound), "none" without a minimum."""
     row = {"design": name, "activation": settings.activation, "a": settings.a, "b": settings.b}
@@ -35,7 +36,7 @@ def theory_row(name, settings, out):
     row["long_time_status"] = str(out["status"])
     row["at_value"] = float(out["at_value"])
     row["at_stable"] = bool(out["at_value"] < 1.0) if np.isfinite(out["at_value"]) else ""
-    row["grid_anchor"] = float(out["grid_anchor"])
+    row["grid_anchor"], row["grid_anchor_status"] = float(out["grid_anchor"]), str(out["grid_anchor_status"])
     if "dmft_margin" in out:
         dm = {key.removeprefix("dmft_"): value for key, value in out.items() if key.startswith("dmft_")}
         curve, statuses = delta_nn_curve(dm)
@@ -170,6 +171,7 @@ def family_row(family):
         "at_value": float(best["at_value"]),
         "at_stable": bool(best["at_value"] < 1.0) if np.isfinite(best["at_value"]) else "",
         "grid_anchor": np.nan,
+        "grid_anchor_status": "none",
         "delta_nn_min": np.nan,
         "delta_nn_min_se": np.nan,
         "delta_nn_argmin_t": -1,

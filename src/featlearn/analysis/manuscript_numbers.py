@@ -150,7 +150,7 @@ def _long_time_cell(row):
     """δ_NN(∞) of a design row, flagged where AT fails; for a trained second layer, which has none
     (docs/design.md, "A trained second layer"), the layers it trains."""
     if row["long_time_status"] == "trained_layer":
-        return "none (trains " + ", ".join(row["train"].split(",")[1:]) + ")"
+        return "none (trains " + ", ".join(x for x in row["train"].split(",") if x != "theta") + ")"
     return fmt(row["delta_nn_inf"]) + (" (AT fails)" if row["at_stable"] is False else "")
 
 

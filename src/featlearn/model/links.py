@@ -84,6 +84,16 @@ class Link:
             raise ValueError(f"link {self.name!r} has k = {self.k}: E[g² | y] needs a single index")
         return Preimages(_of_scalar(self.h), _of_scalar(self.derivative), self.name)
 
+    @functools.cached_property
+    def even(self):
+        """Whether h(−g) = h(g) (single index; checked at the sample points, relative 1e-12): then
+        y carries no sign of g, E[g | y] = 0."""
+        if self.k != 1:
+            return False
+        return bool(
+            np.allclose(self.h(_SAMPLES[:, None]), self.h(-_SAMPLES[:, None]), rtol=1e-12, atol=1e-12)
+        )
+
     def g2_given_y(self, y):
         """E[g² | y] of the noiseless target y = h(g), g ~ N(0, 1) (single-index links, (S1a))."""
         return self.preimages.conditional_second_moment(y)

@@ -7,6 +7,7 @@ Each failure is one :class:`ConfigError` naming the offending key, e.g.
 import math
 
 from featlearn.model import catalogue
+from featlearn.model.layers import trains_second_layer
 from featlearn.model.links import get_link
 from featlearn.pipeline import jobs, kernels, manifest, settings
 
@@ -174,7 +175,9 @@ def link_requirements(config):
     single index, the theory models and the designer a hard direction (their restricted GD projects
     it out); the spectral method (``spectral.link``, the designer's δ_alg, the sweeps started from
     the spectral estimator) also needs E[g² | y], which a link that is constant on an interval or
-    jumps does not give."""
+    jumps does not give.  A design with a trained second layer needs an even link: its outlier
+    condition drops the hard direction's coupling to the layers, which vanishes because E[g | y] = 0
+    (docs/dmft.md, "The outlier with a trained layer")."""
     models = config["theory"]["models"]
     single = [(f"theory.models.{model}.link", spec["link"]) for model, spec in models.items()]
     design = [("design.link", config["design"]["link"])] if config.get("design") else []
@@ -189,6 +192,15 @@ def link_requirements(config):
     for key, name in single + design:
         if not get_link(name).hard:
             raise ConfigError(key, f"{name!r} has no hard direction (its first Hermite coefficient is not 0)")
+    if design and not get_link(config["design"]["link"]).even:
+        for name in config["design"]["designs"]:
+            merged = settings.design_settings(config, name)
+            if trains_second_layer(merged.train):
+                origin = merged.origin.get("train", f"design.designs.{name}.train")
+                raise ConfigError(
+                    origin if isinstance(origin, str) else origin[0],
+                    f"a trained second layer needs an even link (E[g | y] = 0); {design[0][1]!r} is not",
+                )
     for key, name in spectral:
         try:
             pieces = get_link(name).preimages.pieces

@@ -1,7 +1,8 @@
 """The theory of one design (docs/design.md): δ_NN(∞) located by root finding on the static fixed
 point's outlier margin, and min_t δ_NN(t) from the DMFT with its Monte-Carlo error.
 
-A design is a single-neuron model (σ, a, b, r₀, η) on a fixed target link.  Its thresholds:
+A design is a single-neuron model (σ, a, b, r₀, η, the loss and the trained layers) on a fixed
+target link.  Its thresholds:
 
 * δ_NN(∞) (docs/outlier.md, eq. (O14)): the smallest δ at which the Hessian at the static RS fixed
   point has a negative hard-direction outlier, i.e. the first zero along increasing δ of the
@@ -14,10 +15,10 @@ A design is a single-neuron model (σ, a, b, r₀, η) on a fixed target link.  
   where the crossing could lie: next to the first negative margin, inside the refinement, or
   anywhere in a scan without a negative margin).
 * δ_NN(t) for t ≤ T (docs/outlier.md, eq. (O9)): the DMFT (``delta_nn.dmft_model``, R replicas of
-  N paths) on the grid δ = f·δ_NN(∞) for the configured factors f, the first crossing per
-  replica and t, and min over t ≥ 1 of the replica mean with its standard error
-  (``analysis.theory_tables.minimum_over_time``, applied by ``analysis.design``).  Without a
-  δ_NN(∞) there is no grid: NaN.
+  N paths) on the grid δ = f·δ_anchor for the configured factors f (docs/design.md, eq. (Z8):
+  δ_anchor = δ_NN(∞), or the fixed layer's, below), the first crossing per replica and t, and min
+  over t ≥ 1 of the replica mean with its standard error (``analysis.theory_tables.minimum_over_time``,
+  applied by ``analysis.design``).  Without an anchor there is no grid: NaN.
 
 A trained second layer (``train`` with a and/or b): the static fixed point has no closure for the
 converged (a, b) (docs/dmft.md, "A trainable second layer"), so such a design has no δ_NN(∞)
@@ -99,41 +100,25 @@ def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print
     return {**out, "status": status}
 
 
-def dmft_grid(delta_inf, factors):
-    """The DMFT's δ grid f·δ_NN(∞) (rounded to 4 significant digits), empty without a δ_NN(∞)."""
-    if not np.isfinite(delta_inf):
+def dmft_grid(anchor, factors):
+    """The DMFT's δ grid f·δ_anchor (rounded to 4 significant digits), empty without an anchor."""
+    if not np.isfinite(anchor):
         return []
-    return [float(f"{f * delta_inf:.4g}") for f in factors]
-
-
-def trained_layer_long_time(out):
-    """The long-time entries of a trained-layer design from the fixed layer's
-    :func:`fixed_point_threshold` ``out``: no δ_NN(∞) (status ``trained_layer``, AT NaN), the fixed
-    layer's root and status kept as the grid anchor (module docstring)."""
-    return out | {
-        "delta_nn_inf": np.nan,
-        "at_value": np.nan,
-        "status": "trained_layer",
-        "grid_anchor": out["delta_nn_inf"],
-        "grid_anchor_status": out["status"],
-    }
+    return [float(f"{f * anchor:.4g}") for f in factors]
 
 
 def design_theory(settings, nodes, bracket, points, factors, n_paths, horizon, replicas, log=print):
     """δ_NN(∞) (:func:`fixed_point_threshold`) and the DMFT on :func:`dmft_grid` (``delta_nn.dmft_model``
-    arrays, prefixed ``dmft_``; absent without a grid) of one design; the grid is anchored at
-    ``grid_anchor``: δ_NN(∞), or the fixed layer's for a trained second layer
-    (:func:`trained_layer_long_time`)."""
+    arrays, prefixed ``dmft_``; absent without a grid) of one design.  The grid is anchored at
+    ``grid_anchor`` (with ``grid_anchor_status``): the fixed point's root, which for a trained second
+    layer is the fixed layer's (the fixed point holds (a, b) at their start); such a design has no
+    δ_NN(∞) of its own (NaN, AT NaN, status ``trained_layer``; module docstring)."""
     start = time.perf_counter()
     out = fixed_point_threshold(settings, nodes, bracket, points, log=log)
+    out |= {"grid_anchor": out["delta_nn_inf"], "grid_anchor_status": out["status"]}
     if trains_second_layer(settings.train):
-        out = trained_layer_long_time(out)
-        log(
-            f"trained layers {settings.train}: no delta_NN(inf); "
-            f"DMFT grid anchored at the fixed layer's {out['grid_anchor']:.4g}"
-        )
-    else:
-        out |= {"grid_anchor": out["delta_nn_inf"], "grid_anchor_status": out["status"]}
+        out |= {"delta_nn_inf": np.nan, "at_value": np.nan, "status": "trained_layer"}
+        log(f"trained layers {settings.train}: no delta_NN(inf); grid anchored at {out['grid_anchor']:.4g}")
     grid = dmft_grid(out["grid_anchor"], factors)
     if grid:
         dm = dmft_model(settings, grid, n_paths, horizon, replicas, log, train=settings.train)
