@@ -273,5 +273,9 @@ def test_the_designer_runs_in_two_passes(tmp_path):
     assert {r["spearman_designs"] for r in table} == {len(measured & ranked)}  # not the trained layer
     by_name = {r["design"]: r for r in table}
     assert by_name["gelu_ab"]["delta50_d60_status"] != "not swept"  # its sweep ran and was read
+    assert by_name["gelu_ab"]["delta50_d60_censored"] >= 0
+    assert all(
+        np.isfinite(r["delta50_d60_censored"]) == (r["delta50_d60_status"] != "not swept") for r in table
+    )
     assert table[0]["spearman_d"] == 60
     assert (work / "results/figures/extra_design.png").exists()

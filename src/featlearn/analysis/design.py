@@ -86,20 +86,23 @@ def _by_name(rows):
 
 
 def add_gd_thresholds(rows, thresholds):
-    """Add δ₅₀ ± s.e. and the fit's status per d (``delta50_d<d>``, ``_err``, ``_status``; NaN and
-    "not swept" where a design has no sweep) to ``rows``, from the threshold rows of the sweeps that
-    name a design (``thresholds``: design → rows of ``<sweep>_thresholds.csv``)."""
+    """Add δ₅₀ ± s.e., the fit's status and the censored trials per d (``delta50_d<d>``, ``_err``,
+    ``_status``, ``_censored``: trials that ended at the step budget uncertified, which the fit counts
+    as failures; NaN and "not swept" where a design has no sweep) to ``rows``, from the threshold rows
+    of the sweeps that name a design (``thresholds``: design → rows of ``<sweep>_thresholds.csv``)."""
     by_name = _by_name(rows)
     ds = sorted({int(t["d"]) for table in thresholds.values() for t in table})
     for row in rows:
         for d in ds:
             row |= {f"delta50_d{d}": np.nan, f"delta50_d{d}_err": np.nan, f"delta50_d{d}_status": "not swept"}
+            row[f"delta50_d{d}_censored"] = np.nan
     for design, table in thresholds.items():
         for t in table:
             d = int(t["d"])
             by_name[design][f"delta50_d{d}"] = t["delta50"]
             by_name[design][f"delta50_d{d}_err"] = t["delta50_err"]
             by_name[design][f"delta50_d{d}_status"] = t["status"]
+            by_name[design][f"delta50_d{d}_censored"] = t["censored"]
 
 
 EXACT_PERMUTATIONS = 8
