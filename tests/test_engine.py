@@ -220,3 +220,31 @@ def test_blocks_of_a_cell_concatenate_to_the_whole_cell_bit_for_bit():
     for key in cell:
         np.testing.assert_array_equal(joined[key], cell[key], err_msg=key)
     assert record["params"]["trials"] == 3 and record["params"]["first_trial"] == 0
+
+
+def test_the_cycle_test_tells_a_period_two_cycle_from_a_monotone_approach():
+    """(M15) on gradients: alternating (g, −g(1 − ε)) is a cycle for ε below the tolerance only; a
+    monotone approach (g, qg) and round-off-sized gradients are not."""
+    g = np.array([0.3, -0.4])
+    assert gd.two_cycle(-g * (1 - 1e-4), g) and not gd.two_cycle(-g * (1 - 1e-2), g)
+    assert not gd.two_cycle(0.99 * g, g) and not gd.two_cycle(-g, 1e-10 * g)
+    assert not gd.two_cycle(-g, np.zeros(2))
+
+
+def test_gd_training_a_at_a_large_step_ends_in_a_labelled_cycle():
+    """GeLU on y = z² − 1 training a (d = 40, δ = 5, η = 1): GD settles into a period-2 cycle (the
+    train loss alternates between two values, the gradient stays O(1)) and the run is labelled
+    ``cycle``; at η = 0.25 the same trial converges (its last gradient at round-off) and ends as
+    ``budget``, and so does the fixed layer at η = 1 (docs/model.md, eq. (M15))."""
+    data, net = sweep.trial_setup(replace(SETTINGS, train=("theta", "a")), 40, 5.0, 0)
+
+    def end(lr, train):
+        schedule = gd.Schedule(lr=lr, steps=3000, grid=np.arange(2996, 3001), train=train)
+        return gd.run(data, net, schedule)
+
+    cycle = end(1.0, ("theta", "a"))
+    loss = cycle.train_loss
+    assert cycle.stop_reason == "cycle" and cycle.grad_norm[-1] > 0.01
+    assert loss[-1] == pytest.approx(loss[-3], rel=1e-9) and abs(loss[-1] - loss[-2]) > 1e-5
+    assert end(0.25, ("theta", "a")).stop_reason == "budget"
+    assert end(1.0, ("theta",)).stop_reason == "budget"

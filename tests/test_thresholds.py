@@ -60,8 +60,9 @@ def test_degenerate_data_are_reported_not_fitted():
 
 
 def test_censored_trials_are_counted_and_bracket_the_threshold():
-    """A failed trial stopped by the budget (no certificate, no convergence) is censored; the fit that
-    counts censored trials as successes moves δ₅₀ down, the plain fit counts them as failures."""
+    """A failed trial stopped by the budget (no certificate, no convergence; in a period-2 cycle or
+    not) is censored; the cycles are counted apart; the fit that counts censored trials as successes
+    moves δ₅₀ down, the plain fit counts them as failures."""
     import numpy as np
 
     from featlearn.analysis.sweeps import cell_summary, threshold_rows
@@ -70,9 +71,9 @@ def test_censored_trials_are_counted_and_bracket_the_threshold():
     rows = []
     for delta, ok, reasons in (
         (3.0, [0, 0, 0, 0], ["certified_minimum"] * 3 + ["budget"]),
-        (4.0, [1, 0, 0, 0], ["frozen", "budget", "budget", "certified_minimum"]),
+        (4.0, [1, 0, 0, 0], ["frozen", "budget", "cycle", "certified_minimum"]),
         (5.0, [1, 1, 1, 0], ["frozen"] * 3 + ["certified_minimum"]),
-        (6.0, [1, 1, 1, 1], ["frozen"] * 3 + ["budget"]),
+        (6.0, [1, 1, 1, 1], ["frozen"] * 2 + ["cycle", "budget"]),
     ):
         success = np.array(ok, bool)
         cell = {
@@ -86,5 +87,6 @@ def test_censored_trials_are_counted_and_bracket_the_threshold():
         }
         rows.append({**cell_summary("quad", settings, cell), "delta": delta})
     assert [r["censored"] for r in rows] == [1, 2, 0, 0]  # a success that ran the budget is not censored
+    assert [r["cycling"] for r in rows] == [0, 1, 0, 1]  # a cycle at any ρ
     (fit,) = threshold_rows(rows)
     assert fit["censored"] == 3 and fit["delta50_censored_as_success"] < fit["delta50"]

@@ -8,8 +8,9 @@ from featlearn.analysis.thresholds import fit_logistic
 
 def censored(cell):
     """Trials whose outcome the budget hid: failed (not diverged) and stopped by the step budget, with
-    no certified minimum and no convergence, so a longer run might still have escaped."""
-    return (cell["stop_reason"] == "budget") & ~cell["success"] & ~cell["diverged"]
+    no certified minimum and no convergence (in a period-2 cycle or not, docs/model.md (M15)), so a
+    longer run might still have escaped."""
+    return np.isin(cell["stop_reason"], ("budget", "cycle")) & ~cell["success"] & ~cell["diverged"]
 
 
 def cell_summary(sweep, settings, cell):
@@ -33,6 +34,7 @@ def cell_summary(sweep, settings, cell):
         "diverged": int(cell["diverged"].sum()),
         "stopped_at_minimum": int(np.sum(cell["stop_reason"] == "certified_minimum")),
         "censored": int(np.sum(censored(cell))),
+        "cycling": int(np.sum(cell["stop_reason"] == "cycle")),
         "rho_median": float(q50),
         "rho_q30": float(q30),
         "rho_q70": float(q70),

@@ -9,6 +9,18 @@ read of X per step). At every step the alignment ρ(Θ^t) is computed (O(md)), w
 grid of steps the engine records train loss, test loss, ρ, ‖Θ‖_F, ‖∇R̂‖_F and, per teacher direction,
 its overlap with span(Θ) and with the best single neuron (``model.metrics``). A non-finite loss or
 gradient marks the trial as diverged at that step and ends it.
+
+A run that ends at its step budget T is classified (docs/model.md, eq. (M15)): with g^t the
+(loss-scaled) gradient in every trained parameter, it ends in a period-2 cycle (``stop_reason =
+"cycle"``, the edge of stability) when
+
+    ‖g^T + g^{T−1}‖ ≤ ``CYCLE_TOL``·‖g^T‖,   ‖g^T‖ > ``CYCLE_FLOOR``,
+
+i.e. the step after next returns the iterate to within CYCLE_TOL of a step of where it was
+(θ^{T+1} − θ^{T−1} = −η(g^T + g^{T−1})); otherwise ``"budget"``.  Along a linear mode with
+contraction factor −q per step the left side is (1 − q)‖g^T‖, so CYCLE_TOL = 10⁻³ flags oscillations
+that would take more than ~10³ steps to decay by e; a monotone approach gives ≈ (1 + q)‖g^T‖.  The
+floor (10⁻⁸) keeps out runs converged to round-off, whose gradient changes sign at random.
 """
 
 import math
@@ -23,6 +35,11 @@ from featlearn.model.activations import activation_code
 from featlearn.model.layers import check_train, trains_second_layer
 from featlearn.model.loss import SQUARE, Loss, is_square, loss_parts
 from featlearn.model.network import pack_point, predict
+
+CYCLE_TOL = 1e-3
+"""The tolerance of the period-2 cycle test (M15)."""
+CYCLE_FLOOR = 1e-8
+"""The smallest ‖g^T‖ the cycle test (M15) accepts (above round-off)."""
 
 
 def log_grid(steps, points):
@@ -54,7 +71,7 @@ class Trajectory:
     frozen: bool = False
     converged: bool = False
     diverged: bool = False
-    stop_reason: str = "budget"  # budget | frozen | converged | certified_minimum | diverged
+    stop_reason: str = "budget"  # budget | cycle | frozen | converged | certified_minimum | diverged
     theta: np.ndarray = field(default=None, repr=False)
     final_a: np.ndarray = field(default=None, repr=False)  # the second layer at the end (a⁰, b⁰ if fixed)
     final_b: np.ndarray = field(default=None, repr=False)
@@ -128,6 +145,13 @@ class Schedule:
             raise ValueError("the exact test risk is the square loss's")
 
 
+def two_cycle(before, last):
+    """(M15): whether the gradients at steps T − 1 and T (``before``, ``last``, flat) cancel like a
+    period-2 cycle's, ‖g^T + g^{T−1}‖ ≤ CYCLE_TOL·‖g^T‖ with ‖g^T‖ > CYCLE_FLOOR."""
+    size = np.linalg.norm(last)
+    return bool(size > CYCLE_FLOOR and np.linalg.norm(last + before) <= CYCLE_TOL * size)
+
+
 def run(data, net, schedule, *, progress=None, checkpoint=None):
     """Run GD from ``net`` on ``data`` (see ``model.data.trial_data``) as ``schedule`` says; return
     a Trajectory.  ``progress(t)`` is called every step and ``checkpoint(t, Θ)`` at every
@@ -150,6 +174,7 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
     grad, grad_ab = buffers.grad, buffers.grad_ab
     traj = _new_trajectory(grid, theta_star.shape[1], theta.shape[0])
     slot = {int(s): i for i, s in enumerate(grid)}
+    previous = None  # the gradient at step T − 1 (none when T = 0), for the cycle test (M15)
     for t in range(steps + 1):
         loss = loss_scale * gd_kernel.risk_and_gradient(x, y, theta, a, b, code, buffers, schedule.loss)
         grad *= loss_scale
@@ -193,6 +218,13 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
         if stop:
             traj.frozen, traj.stop_reason = frozen, stop
             break
+        if t >= steps - 1:  # the cycle test (M15) at the budget's end
+            gradient = np.concatenate([grad.ravel(), grad_ab[second].ravel()])
+            if t == steps - 1:
+                previous = gradient
+            else:
+                cycle = previous is not None and two_cycle(previous, gradient)
+                traj.stop_reason = "cycle" if cycle else "budget"
         if t == steps:
             break
         theta -= lr * grad
