@@ -11,7 +11,7 @@ spec = sm.params.design
 rows = design.load_theory_rows(sm.input.theory, sm.params.settings)
 swept = design.swept_designs(rows, spec["sweeps"])
 log(f"the theory asks for GD sweeps of {swept}")
-for name in set(spec["sweeps"].get("include", ())) - set(swept):
+for name in sorted(set(spec["sweeps"].get("include", ())) - set(swept)):
     log(f"WARNING: {name} (design.sweeps.include) has no grid anchor: no sweep")
 Path(sm.output[0]).write_text(
     "# GD sweeps of the theory's best and worst designs and of design.sweeps.include (rule\n"

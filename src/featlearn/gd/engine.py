@@ -219,9 +219,9 @@ def run(data, net, schedule, *, progress=None, checkpoint=None):
             traj.frozen, traj.stop_reason = frozen, stop
             break
         if t >= steps - 1:  # the cycle test (M15) at the budget's end
-            gradient = np.concatenate([grad.ravel(), grad_ab[second].ravel()])
+            gradient = pack_point(grad, grad_ab[0], grad_ab[1], schedule.train)
             if t == steps - 1:
-                previous = gradient
+                previous = gradient.copy()  # a fixed layer's point is the buffer ``grad`` itself
             else:
                 cycle = previous is not None and two_cycle(previous, gradient)
                 traj.stop_reason = "cycle" if cycle else "budget"

@@ -196,9 +196,8 @@ def link_requirements(config):
         for name in config["design"]["designs"]:
             merged = settings.design_settings(config, name)
             if trains_second_layer(merged.train):
-                origin = merged.origin.get("train", f"design.designs.{name}.train")
                 raise ConfigError(
-                    origin if isinstance(origin, str) else origin[0],
+                    merged.config_key("train", f"design.designs.{name}.train"),
                     f"a trained second layer needs an even link (E[g | y] = 0); {design[0][1]!r} is not",
                 )
     for key, name in spectral:

@@ -141,6 +141,12 @@ class JobSettings:
         _TRACKED.append(obj)
         return obj
 
+    def config_key(self, name, default=None):
+        """The config key field ``name`` came from (the first, for a value derived from several);
+        ``default`` (else the name itself) where it came from none."""
+        key = self.origin.get(name, default or name)
+        return key if isinstance(key, str) else key[0]
+
     def unsupported(self):
         """[(config key, message)] for every convention set to a value this kind of job does not implement."""
         out = []
@@ -151,8 +157,7 @@ class JobSettings:
                 what = allowed.__doc__ if callable(allowed) else ", ".join(map(repr, allowed))
                 job = type(self).__name__.removesuffix("Settings")
                 message = f"{value!r} is not supported by the {job} jobs ({what})"
-                key = self.origin.get(name, name)
-                out.append((key if isinstance(key, str) else key[0], message))
+                out.append((self.config_key(name), message))
         return out
 
 
