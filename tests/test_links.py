@@ -2,7 +2,10 @@
 (``featlearn.model.links.get_link``); E[g² | y] from the preimages of y (docs/spectral.md, (S1a))."""
 
 import copy
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +14,8 @@ from scipy import integrate
 from test_user_activation import config_error
 from test_workflow import TINY
 
-from featlearn.model.catalogue import ExpressionError
+from featlearn.model import link_expressions, links
+from featlearn.model.catalogue import ExpressionError, derivatives
 from featlearn.model.links import BUILT_IN, get_link
 from featlearn.pipeline import checks, jobs
 from featlearn.pipeline.settings import sweep_settings
@@ -34,6 +38,46 @@ def test_built_in_links_equal_their_hand_written_formulas(name, rng):
     link = get_link(name)
     g = rng.standard_normal((20_000, link.k)) * 3
     np.testing.assert_allclose(link.h(g), HAND_WRITTEN[name](g), rtol=1e-12, atol=1e-12)
+
+
+def test_the_checked_in_link_code_is_the_generators():
+    path = Path(links.__file__).with_name("_link_code.py")
+    assert path.read_text() == link_expressions.built_in_source(), (
+        "run `python -m featlearn.model.link_expressions` after editing links.BUILT_IN"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_built_in_code_gives_sympys_values_bit_for_bit(name, rng):
+    """The checked-in code of a built-in and lambdify of its parsed expression (h and h′) agree
+    exactly: the built-ins take the path of a config expression, printed ahead of time."""
+    import sympy
+
+    link = get_link(name)
+    expr, symbols, k = link_expressions.parse(BUILT_IN[name])
+    g = rng.standard_normal((20_000, k)) * 3
+    direct = sympy.lambdify(symbols, expr, modules=["numpy", "scipy"])(*g.T)
+    np.testing.assert_array_equal(link.h(g), np.broadcast_to(direct, (g.shape[0],)))
+    if k == 1:
+        slope = sympy.lambdify(symbols, derivatives(expr, link_expressions.g)[1], modules=["numpy", "scipy"])
+        np.testing.assert_array_equal(link.derivative(g), np.broadcast_to(slope(g[:, 0]), (g.shape[0],)))
+
+
+def test_a_process_with_built_in_links_does_not_import_sympy():
+    code = (
+        "import sys\n"
+        "from featlearn.gd.trials import run_cell\n"
+        "from featlearn.model.links import BUILT_IN, get_link\n"
+        "for name in BUILT_IN:\n"
+        "    get_link(name).even\n"
+        "get_link('he2').preimages\n"
+        "print('sympy' in sys.modules)\n"
+        "get_link('g**3 - 3*g')\n"
+        "print('sympy' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]  # only a link written as an expression needs sympy
 
 
 def test_hard_directions_are_those_without_a_first_hermite_coefficient():

@@ -1,12 +1,15 @@
 """Link functions h: R^k → R of the multi-index target y = h(Θ*ᵀx) (+ noise) (docs/model.md, eq. (M1)).
 
-Every link is a sympy expression: in ``g`` for a single-index link (k = 1), in ``g1, …, gk`` for a
-multi-index one (k ≤ ``MAX_INDEX``; k is the largest index used).  The built-in links are entries of
-``BUILT_IN``; anywhere the config names a link it may instead write the expression itself
-(``link: "g**3 - 3*g"``), which then is the link's name.  Both take the same path, :func:`get_link`:
+Every link is an expression: in ``g`` for a single-index link (k = 1), in ``g1, …, gk`` for a
+multi-index one.  The built-in links are entries of ``BUILT_IN``; anywhere the config names a link it
+may instead write the expression itself (``link: "g**3 - 3*g"``), which then is the link's name.
+Both take the same path, :func:`get_link`:
 
-* h is compiled once per process into a vectorised NumPy function of the projections G = XΘ*
-  (shape (n, k)) by ``sympy.lambdify``;
+* the expression is parsed, checked and printed to NumPy source (h, and h′ for k = 1) by
+  ``featlearn.model.link_expressions`` (sympy); the built-ins' printed code is checked in as
+  ``_link_code.py``, so a process that uses built-in links only never imports sympy;
+* the source is compiled once per process into a vectorised function of the projections G = XΘ*
+  (shape (n, k));
 * the hard directions are the indices j whose first Hermite coefficient E[g_j h(g)] vanishes
   (tensor Gauss–Hermite quadrature, relative tolerance ``HARD_TOL``);
 * a single-index link also gives E[g² | y] for the noiseless target, by its preimages
@@ -23,16 +26,15 @@ Built-in links:
 """
 
 import functools
+import importlib
 import itertools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-import sympy
 from numpy.polynomial.hermite_e import hermegauss
 
-from featlearn.model import catalogue
 from featlearn.model.link_preimages import Preimages
 
 BUILT_IN = {
@@ -43,25 +45,26 @@ BUILT_IN = {
     "easy_hard": "g1 + g2**2 - 1",
 }
 
-MAX_INDEX = 3
-"""The largest k of a link expression (its hard directions are found on a tensor grid)."""
-
 HARD_TOL = 1e-9
 """Direction j is hard if |E[g_j h(g)]| ≤ HARD_TOL · (1 + E[h²]^{1/2})."""
 
 HERMITE_NODES = 40
 """Gauss–Hermite nodes per axis of the first Hermite coefficients (also points of the sample check)."""
 
-g = sympy.Symbol("g", real=True)
-INDEXED = tuple(sympy.Symbol(f"g{j}", real=True) for j in range(1, MAX_INDEX + 1))
-NAMESPACE = {
-    **{name: value for name, value in catalogue.NAMESPACE.items() if name != "z"},
-    "g": g,
-    **{str(s): s for s in INDEXED},
-}
-"""Names a link expression may use: g or g1, …, gk and the functions of the activation catalogue."""
+SAMPLES = np.array([*(0.3 * i for i in range(-20, 21)), -10.0, -1e-6, 1e-6, 10.0])
+"""Values of g at which a link must be finite (and at which ``Link.even`` compares h(g), h(−g))."""
 
-_SAMPLES = np.array([*(0.3 * i for i in range(-20, 21)), -10.0, -1e-6, 1e-6, 10.0])
+
+class LinkCode(NamedTuple):
+    """A link printed to NumPy source (``link_expressions.link_code``): its expression, k, the source
+    of h and of h′ (None for k > 1), each a ``def`` of one function, and (name, module, literal) of
+    every global name they read (a module's attribute, or a float literal)."""
+
+    expression: str
+    k: int
+    h: str
+    derivative: str | None
+    names: tuple
 
 
 @dataclass(frozen=True)
@@ -90,33 +93,31 @@ class Link:
         y carries no sign of g, E[g | y] = 0."""
         if self.k != 1:
             return False
-        return bool(
-            np.allclose(self.h(_SAMPLES[:, None]), self.h(-_SAMPLES[:, None]), rtol=1e-12, atol=1e-12)
-        )
+        return bool(np.allclose(self.h(SAMPLES[:, None]), self.h(-SAMPLES[:, None]), rtol=1e-12, atol=1e-12))
 
     def g2_given_y(self, y):
         """E[g² | y] of the noiseless target y = h(g), g ~ N(0, 1) (single-index links, (S1a))."""
         return self.preimages.conditional_second_moment(y)
 
 
-def _variables(expr, text):
-    """The link's symbols in index order and k: (g,) or (g1, …, gk); an error for a mix of both."""
-    free = expr.free_symbols
-    if g in free and free & set(INDEXED):
-        raise catalogue.ExpressionError(f"{text!r} mixes g with g1, g2, …: use one or the other")
-    if free & set(INDEXED):
-        k = max(INDEXED.index(s) for s in free) + 1
-        return INDEXED[:k], k
-    return (g,), 1
+def compile_function(source, names):
+    """The function that ``source`` (one ``def``) defines, its global ``names`` bound as
+    :class:`LinkCode` records them."""
+    namespace = {
+        name: float(literal) if module is None else getattr(importlib.import_module(module), name)
+        for name, module, literal in names
+    }
+    exec(source, namespace)  # source printed by sympy from a checked expression
+    function = namespace[source.removeprefix("def ").split("(", 1)[0]]
+    return function
 
 
-def _vectorised(expr, symbols):
-    """h(G) for G of shape (n, k), as a float64 array of shape (n,)."""
-    function = sympy.lambdify(symbols, expr, modules=["numpy", "scipy"])
+def vectorised(function, k):
+    """h(G) for G of shape (n, k), as a float64 array of shape (n,), from h of k arguments."""
 
     def h(values):
         values = np.asarray(values)
-        columns = [values[:, j] for j in range(len(symbols))]
+        columns = [values[:, j] for j in range(k)]
         return np.broadcast_to(np.asarray(function(*columns), dtype=np.float64), values.shape[:1]).copy()
 
     return h
@@ -128,7 +129,7 @@ def _of_scalar(function):
 
 
 @functools.cache
-def _hermite_rule(k):
+def hermite_rule(k):
     """Points (HERMITE_NODES^k × k) and weights of the tensor Gauss–Hermite rule for N(0, I_k)."""
     x, w = hermegauss(HERMITE_NODES)
     points = np.array(list(itertools.product(x, repeat=k)))
@@ -136,62 +137,29 @@ def _hermite_rule(k):
     return points, weights
 
 
-def _sample_points(k):
-    """Points where h must be finite: every sample value on each axis (others 0.3) and the points of
-    the Gauss–Hermite rule of the hard directions."""
-    axis = np.full((_SAMPLES.size * k, k), 0.3)
-    for j in range(k):
-        axis[j * _SAMPLES.size : (j + 1) * _SAMPLES.size, j] = _SAMPLES
-    return np.vstack([axis, _hermite_rule(k)[0]])
-
-
 def _hard_directions(h, k):
     """Indices j with |E[g_j h(g)]| ≤ HARD_TOL (1 + E[h²]^{1/2}) (tensor Gauss–Hermite rule, whose
-    points ``parse`` has checked h finite at)."""
-    points, weights = _hermite_rule(k)
+    points ``link_expressions.parse`` has checked h finite at)."""
+    points, weights = hermite_rule(k)
     with np.errstate(all="ignore"):
         values = h(points)
     scale = 1.0 + np.sqrt(weights @ values**2)
     return tuple(j for j in range(k) if abs(weights @ (points[:, j] * values)) <= HARD_TOL * scale)
 
 
-def parse(text):
-    """(sympy expression, its symbols, k) of the link expression ``text``; ``ExpressionError`` for a
-    syntax error, an unknown name, k > ``MAX_INDEX`` or a value that is not a finite real number at a
-    sample point."""
-    if re.search(r"\bg([4-9]|\d\d+)\b", text):
-        raise catalogue.ExpressionError(
-            f"{text!r}: a link has at most {MAX_INDEX} indices (g1, …, g{MAX_INDEX})"
-        )
-    expr = catalogue.sympify_text(text, NAMESPACE)
-    symbols, k = _variables(expr, text)
-    points = _sample_points(k)
-    with np.errstate(all="ignore"):
-        try:
-            values = _vectorised(expr, symbols)(points)
-        except (ArithmeticError, ValueError, TypeError) as err:
-            message = str(err).splitlines()[0] if str(err) else type(err).__name__
-            raise catalogue.ExpressionError(f"{text!r} cannot be evaluated: {message}") from None
-    bad = ~np.isfinite(values)
-    if bad.any():
-        where = ", ".join(f"{v:g}" for v in points[np.argmax(bad)])
-        raise catalogue.ExpressionError(f"{text!r} is not a finite real number at g = ({where})")
-    return expr, symbols, k
-
-
 @functools.cache
 def get_link(name):
-    """The link ``name``: a built-in (``BUILT_IN``) or a link expression; a one-line ``ValueError``
-    (``ExpressionError``) for anything else."""
-    text = BUILT_IN.get(name, name)
-    try:
-        expr, symbols, k = parse(text)
-    except catalogue.ExpressionError:
-        if name in BUILT_IN or any(c in name for c in "()*+-/ ") or re.search(r"\bg\d*\b", name):
-            raise
-        raise catalogue.ExpressionError(
-            f"unknown link {name!r}: neither a built-in ({', '.join(BUILT_IN)}) nor an expression in g"
-        ) from None
-    h = _vectorised(expr, symbols)
-    derivative = _vectorised(catalogue.derivatives(expr, g)[1], symbols) if k == 1 else None
-    return Link(name, text, k, h, _hard_directions(h, k), derivative)
+    """The link ``name``: a built-in (``BUILT_IN``, its checked-in code) or a link expression (printed
+    by ``link_expressions.link_code``); a one-line ``ValueError`` (``ExpressionError``) for anything
+    else."""
+    if name in BUILT_IN:
+        from featlearn.model._link_code import BUILT_IN_CODE
+
+        code = LinkCode(*BUILT_IN_CODE[name])
+    else:
+        from featlearn.model import link_expressions  # sympy: only for a link written as an expression
+
+        code = link_expressions.link_code(name)
+    h = vectorised(compile_function(code.h, code.names), code.k)
+    derivative = vectorised(compile_function(code.derivative, code.names), 1) if code.derivative else None
+    return Link(name, code.expression, code.k, h, _hard_directions(h, code.k), derivative)

@@ -161,7 +161,8 @@ def _link_uses(config):
 
 
 def link_expressions(config):
-    """Every link the config names is a built-in link or an expression that ``links.parse`` accepts."""
+    """Every link the config names is a built-in link or an expression that
+    ``link_expressions.parse`` accepts."""
     for key, name in _link_uses(config):
         try:
             get_link(name)
