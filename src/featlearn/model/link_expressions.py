@@ -35,7 +35,9 @@ NAMESPACE = {
 
 _MODULES = ("numpy", "scipy.special")
 """Where a name of the printed source is looked up first (lambdify's namespace for these modules),
-before the builtins and the module the value names itself (``functools.reduce`` of ``Max``)."""
+before the builtins, ``functools`` (``reduce``, printed for ``Max``) and the module the value names."""
+
+_ABSENT = object()
 
 
 def _variables(expr, text):
@@ -55,8 +57,8 @@ def _origin(name, value):
         return name, value.__name__, None
     if isinstance(value, float):
         return name, None, repr(value)
-    for module in (*_MODULES, "builtins", getattr(value, "__module__", None)):
-        if module and getattr(importlib.import_module(module), name, None) is value:
+    for module in (*_MODULES, "builtins", "functools", getattr(value, "__module__", None)):
+        if module and getattr(importlib.import_module(module), name, _ABSENT) is value:
             return name, module, None
     raise catalogue.ExpressionError(f"the printed link calls {name!r}, which has no known module")
 
@@ -66,7 +68,11 @@ def function_code(expr, symbols):
     the source of ``def _lambdifygenerated(...)`` and the origin of every global name it reads."""
     function = sympy.lambdify(symbols, expr, modules=["numpy", "scipy"])
     source = inspect.getsource(function)
-    names = tuple(_origin(name, function.__globals__[name]) for name in function.__code__.co_names)
+    names = tuple(
+        _origin(name, function.__globals__[name])
+        for name in function.__code__.co_names
+        if name in function.__globals__  # not an attribute's name (``logical_and.reduce``)
+    )
     return source, names
 
 

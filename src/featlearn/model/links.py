@@ -108,8 +108,7 @@ def compile_function(source, names):
         for name, module, literal in names
     }
     exec(source, namespace)  # source printed by sympy from a checked expression
-    function = namespace[source.removeprefix("def ").split("(", 1)[0]]
-    return function
+    return namespace[source.removeprefix("def ").split("(", 1)[0]]
 
 
 def vectorised(function, k):
