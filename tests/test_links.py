@@ -73,6 +73,15 @@ def test_link_code_gives_sympys_values_bit_for_bit(name, rng):
         np.testing.assert_array_equal(link.derivative(g), np.broadcast_to(slope(g[:, 0]), (g.shape[0],)))
 
 
+def test_a_built_in_edited_since_its_code_was_printed_is_printed_again(monkeypatch):
+    monkeypatch.setitem(BUILT_IN, "he2", "g**2 - 2")
+    get_link.cache_clear()
+    try:
+        assert get_link("he2").h(np.zeros((1, 1)))[0] == -2.0  # not the stale checked-in g² − 1
+    finally:
+        get_link.cache_clear()
+
+
 def test_a_process_with_built_in_links_does_not_import_sympy():
     code = (
         "import sys\n"

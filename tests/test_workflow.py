@@ -477,6 +477,12 @@ def runtime_imports(script):
     return {str(Path(f).resolve().relative_to(ROOT)) for f in proc.stdout.split()}
 
 
+ON_DEMAND = {"src/featlearn/model/link_expressions.py", "src/featlearn/model/catalogue.py"}
+"""Modules imported inside a function, when a job needs them: ``links.get_link`` loads the link printer
+(and with it sympy's catalogue) for a link written as an expression.  The derived code inputs keep
+them, since a job on such a link runs them."""
+
+
 @pytest.mark.parametrize("script", sorted(set(rule_scripts().values())))
 def test_derived_code_inputs_are_the_modules_the_script_imports(script):
     from featlearn.pipeline.deps import module_closure
@@ -485,7 +491,8 @@ def test_derived_code_inputs_are_the_modules_the_script_imports(script):
         str(f.relative_to(ROOT))
         for f in module_closure(ROOT / "workflow/scripts" / script, ROOT / "src/featlearn")
     }
-    assert derived == runtime_imports(script)
+    loaded = runtime_imports(script)
+    assert loaded <= derived and derived - loaded <= ON_DEMAND
 
 
 def test_no_hand_kept_module_lists_in_the_rules():

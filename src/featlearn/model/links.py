@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
+from featlearn.model._link_code import BUILT_IN_CODE
 from featlearn.model.link_preimages import Preimages
 
 BUILT_IN = {
@@ -149,16 +150,14 @@ def _hard_directions(h, k):
 @functools.cache
 def get_link(name):
     """The link ``name``: a built-in (``BUILT_IN``, its checked-in code) or a link expression (printed
-    by ``link_expressions.link_code``); a one-line ``ValueError`` (``ExpressionError``) for anything
-    else."""
-    if name in BUILT_IN:
-        from featlearn.model._link_code import BUILT_IN_CODE
-
-        code = LinkCode(*BUILT_IN_CODE[name])
-    else:
+    by ``link_expressions.link_code``, as is a built-in edited since its code was printed); a one-line
+    ``ValueError`` (``ExpressionError``) for anything else."""
+    code = BUILT_IN_CODE.get(name)
+    if code is None or code[0] != BUILT_IN.get(name):
         from featlearn.model import link_expressions  # sympy: only for a link written as an expression
 
         code = link_expressions.link_code(name)
+    code = LinkCode(*code)
     h = vectorised(compile_function(code.h, code.names), code.k)
     derivative = vectorised(compile_function(code.derivative, code.names), 1) if code.derivative else None
     return Link(name, code.expression, code.k, h, _hard_directions(h, code.k), derivative)
