@@ -2,6 +2,7 @@
 
 import csv
 import json
+import struct
 import zipfile
 from pathlib import Path
 
@@ -25,11 +26,84 @@ def save_npz(path, arrays, record):
                 np.lib.format.write_array(fh, np.asanyarray(value), allow_pickle=False)
 
 
+class DamagedResultError(Exception):
+    """A result file that exists but cannot be read (truncated, overwritten, a corrupt member): its
+    message is one line naming the file, what is wrong with it and the fix."""
+
+    FIX = "delete it and rerun snakemake: the job that wrote it will run again"
+
+    def __init__(self, path, problem):
+        super().__init__(str(path), " ".join(str(problem).split()))  # args: picklable, one line
+
+    def __str__(self):
+        path, problem = self.args
+        return f"damaged result file {path}: {problem}; {self.FIX}"
+
+
+READ_ERRORS = (
+    zipfile.BadZipFile,  # no central directory (truncated), bad CRC, bad header, ...
+    ValueError,  # not a zip nor .npy (numpy's "pickled data"), bad .npy header, short array data
+    KeyError,
+    EOFError,
+    OSError,  # a seek or read past the end of the bytes there are
+    NotImplementedError,  # a corrupt compression method
+    RuntimeError,  # a corrupt flag (``zipfile``: "File is encrypted")
+    struct.error,
+    OverflowError,
+    MemoryError,  # a corrupt .npy shape
+)
+"""What reading the bytes of a damaged (not a missing or unreadable) result file raises."""
+
+
+def read_member(path, archive, name, what):
+    """The array ``name`` of an open result .npz; :class:`DamagedResultError` (``what`` is corrupt)
+    when it cannot be read."""
+    try:
+        return archive[name]
+    except READ_ERRORS as err:
+        raise DamagedResultError(path, f"{what} is corrupt ({type(err).__name__}: {err})") from err
+
+
+def read_record(path, archive):
+    """The provenance record (JSON member ``meta``) of an open result .npz;
+    :class:`DamagedResultError` when it is missing or not JSON."""
+    if "meta" not in archive.files:
+        raise DamagedResultError(path, "no provenance record (no member meta.npy)")
+    text = str(read_member(path, archive, "meta", "the provenance record meta.npy"))
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise DamagedResultError(path, f"the provenance record meta.npy is not JSON ({err})") from err
+
+
+def check_directory(path, archive):
+    """:class:`DamagedResultError` when the zip directory of an open result .npz has lost members:
+    :func:`save_npz` writes no member comments, and a corrupt comment length makes ``zipfile`` read
+    the entries after it as that comment, silently."""
+    if any(info.comment for info in archive.zip.infolist()):
+        raise DamagedResultError(path, "its zip directory is corrupt (members lost)")
+
+
+def open_npz(path, fh):
+    """The open .npz archive read from ``fh`` (the file ``path``); :class:`DamagedResultError` when
+    its bytes are not one."""
+    try:
+        archive = np.load(fh)
+    except READ_ERRORS as err:
+        raise DamagedResultError(path, "not a zip archive (truncated or overwritten?)") from err
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise DamagedResultError(path, "not a zip archive (a single .npy array)")
+    return archive
+
+
 def load_npz(path):
-    """(arrays, record) as written by :func:`save_npz`."""
-    with np.load(path) as f:
-        arrays = {k: f[k] for k in f.files if k != "meta"}
-        record = json.loads(str(f["meta"]))
+    """(arrays, record) as written by :func:`save_npz`.  A missing or unreadable file raises as
+    ``open`` does; a damaged one (truncated, overwritten, a corrupt member, no or a corrupt
+    provenance record) :class:`DamagedResultError`, whose one-line message names it and the fix."""
+    with open(path, "rb") as fh, open_npz(path, fh) as f:
+        check_directory(path, f)
+        arrays = {k: read_member(path, f, k, f"member {k}.npy") for k in f.files if k != "meta"}
+        record = read_record(path, f)
     return arrays, record
 
 
