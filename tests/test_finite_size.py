@@ -1,11 +1,27 @@
+"""The finite-size analysis (docs/finite_size.md): per-d profiles against brute force, the laws'
+joint-likelihood fits and profiles, their coverage on synthetic data of a known law, the verdicts on
+the cells the docs report, and the rows the workflow writes."""
+
+from pathlib import Path
+
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, special, stats
 
 from featlearn.analysis import finite_size as fs
+from featlearn.analysis import scaling_laws as sl
 from featlearn.analysis.thresholds import fit_logistic, logistic
+from featlearn.analysis.width_profile import (
+    WidthProfile,
+    delta50_interval,
+    firth_profile,
+    profile_over_centre,
+    profile_over_width,
+)
+from featlearn.analysis.width_scaling import fit_width_law
 from featlearn.io.results import read_csv, write_csv
 
+DOCS_CELLS = Path(__file__).parent / "data" / "docs_cells.csv"
 D = np.array([250.0, 500.0, 1000.0, 2000.0, 4000.0])
 
 
@@ -17,12 +33,12 @@ def power_width(d):
     return 2.0 * np.asarray(d, dtype=float) ** -0.25
 
 
-def simulate(trials, seed, center=log_center, width=power_width, shape=None, n_delta=9, span=2.5):
+def simulate(trials, seed, center=log_center, width=power_width, shape=None, n_delta=9, span=2.5, ds=D):
     """{d: Cells} with success probability P((δ − center(d))/width(d)); ``shape`` maps d to P (default
     the logistic)."""
     rng = np.random.default_rng(seed)
     cells = {}
-    for d in D.astype(int):
+    for d in np.asarray(ds).astype(int):
         m, s = center(d), width(d)
         x = np.linspace(-span, span, n_delta)
         p = (shape or {}).get(d, lambda x: 1 / (1 + np.exp(-x)))(x)
@@ -31,115 +47,418 @@ def simulate(trials, seed, center=log_center, width=power_width, shape=None, n_d
     return cells
 
 
-@pytest.mark.parametrize(
-    "law,truth,exact",
-    [("log", (10.0, 3.0), 10 - 3 / np.log(D)), ("power", (10.0, 3.0, 0.5), 10 - 3 * D**-0.5)],
-)
-def test_exact_law_is_recovered_fits_best_and_is_chosen(law, truth, exact):
-    err = np.full(D.size, 1e-4)
-    fits = {name: fs.fit_law(name, D, exact, err) for name in fs.LAWS}
-    got = fits[law]
-    assert got.status == "ok"
-    assert got.params == pytest.approx(truth, abs=1e-6)
-    assert got.chi2 < 1e-6 and got.dof == D.size - len(truth)
-    assert all(f.chi2 >= got.chi2 for f in fits.values())  # no other law fits better
-    assert all(f.chi2 > 10 * f.dof for name, f in fits.items() if name != law)  # and they clearly fail
-    leave = fs.leave_largest_out(D, exact, err)
-    assert fs.choose_law(leave) == law
-    best = next(lo for lo in leave if lo.law == law)
-    assert best.d_left_out == D.max() and best.measured == exact[-1]
-    assert abs(best.predicted - exact[-1]) < best.predicted_err and abs(best.error_sigma) < 1e-3
+def cell_rows(cells, sweep="x"):
+    return [
+        {"sweep": sweep, "d": d, "delta": delta, "successes": k, "trials": n}
+        for d, c in cells.items()
+        for delta, k, n in zip(c.delta, c.successes, c.trials, strict=True)
+    ]
 
 
-def test_constant_law_is_the_inverse_variance_weighted_mean():
-    rng = np.random.default_rng(11)
-    err = rng.uniform(0.05, 0.5, D.size)
-    y = 7.0 + err * rng.standard_normal(D.size)
-    w = 1 / err**2
-    fit = fs.fit_law("constant", D, y, err)
-    mean = np.sum(w * y) / np.sum(w)
-    assert fit.status == "ok" and fit.dof == D.size - 1
-    assert fit.delta_inf == pytest.approx(mean, rel=1e-12)
-    assert fit.delta_inf_err == pytest.approx(1 / np.sqrt(np.sum(w)), rel=1e-12)
-    assert fit.chi2 == pytest.approx(np.sum(w * (y - mean) ** 2), rel=1e-10)
-    assert np.isnan(fit.c) and np.isnan(fit.nu)
+def brute_loglik(delta, k, n, m, beta):
+    z = beta * (np.asarray(delta) - m)
+    return np.sum(k * special.log_expit(z) + (n - k) * special.log_expit(-z))
 
 
-def test_too_few_points_give_nan_and_a_status():
-    for law, n in (("constant", 1), ("log", 2), ("power", 3)):
-        fit = fs.fit_law(law, D[:n], log_center(D[:n]), np.full(n, 0.01))
-        assert fit.status.startswith("too few points")
-        assert np.isnan([fit.delta_inf, fit.delta_inf_err, fit.c, fit.nu, fit.chi2]).all()
-    # a non-finite point does not count
-    y = log_center(D[:4]).copy()
-    y[0] = np.nan
-    assert fs.fit_law("power", D[:4], y, np.full(4, 0.01)).status.startswith("too few points")
-    # with four d the power law cannot be fitted on the three left in: never chosen, even on its own data
-    exact = 10 - 3 * D[:4] ** -0.5
-    leave = {lo.law: lo for lo in fs.leave_largest_out(D[:4], exact, np.full(4, 1e-4))}
-    assert leave["power"].status.startswith("too few points") and np.isnan(leave["power"].error_sigma)
-    assert fs.choose_law(leave.values()) in ("constant", "log")
+QUAD_250 = (np.array([3.0, 3.5, 4.0, 5.0, 6.0, 7.0]), np.array([9, 11, 17, 27, 29, 30]), np.full(6, 30))
 
 
-def test_ties_go_to_fewer_parameters():
-    leave = [fs.LeaveOut(law, 4000, 1.0, 0.1, 1.1, 0.1, 0.5, "ok") for law in ("power", "log", "constant")]
-    assert fs.choose_law(leave) == "constant"
-    leave[2].error_sigma = np.nan
-    assert fs.choose_law(leave) == "log"
-    assert fs.choose_law([fs.LeaveOut("log", 1, *[np.nan] * 5, "too few")]) is None
+# ------------------------------------------------------------------------------------ per-d profile
 
 
-@pytest.mark.parametrize("law,truth", [("log", (10.0, 3.0)), ("power", (10.0, 3.0, 0.5))])
-def test_leave_out_z_has_unit_spread_over_noisy_replicates(law, truth):
-    """Brute force: the s.e. of (F4a)–(F4b) against the spread over replicates of Gaussian noise."""
-    rng = np.random.default_rng(5)
-    err = np.full(D.size, 0.002)
-    exact = fs.law_value(law, D, truth)
-    z, pred, pred_err = [], [], []
-    for _ in range(300):
-        lo = next(x for x in fs.leave_largest_out(D, exact + err * rng.standard_normal(D.size), err, [law]))
-        z.append(lo.error_sigma)
-        pred.append(lo.predicted)
-        pred_err.append(lo.predicted_err)
-    assert 0.85 < np.std(z) < 1.15 and abs(np.mean(z)) < 0.2
-    assert 0.85 < np.std(pred) / np.mean(pred_err) < 1.15
+def test_width_profile_is_the_maximum_over_the_width():
+    """(F2) against a bounded scalar search of ℓ(m, β) over β at each m; and (F1) maximised over m at
+    fixed β against the same search over m."""
+    delta, k, n = QUAD_250
+    for m in (2.0, 3.5, 4.2, 6.0, 8.0):
+        best = optimize.minimize_scalar(
+            lambda b, m=m: -brute_loglik(delta, k, n, m, b),
+            bounds=(0, 300),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+        value, beta = profile_over_width(delta, k, n, m)
+        assert value[0] == pytest.approx(-best.fun, abs=1e-8)
+    for beta in (0.3, 1.5, 6.0):
+        best = optimize.minimize_scalar(
+            lambda m, b=beta: -brute_loglik(delta, k, n, m, b),
+            bounds=(0, 10),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+        assert profile_over_centre(delta, k, n, beta)[0] == pytest.approx(-best.fun, abs=1e-8)
 
 
-def test_bootstrap_ci_covers_the_truth_and_shrinks_with_trials():
-    widths = []
-    for trials in (50, 800):
-        cells = simulate(trials, seed=5, n_delta=6)
-        ci = fs.bootstrap_delta_inf(cells, ["log"], n_boot=40, seed=(1, 2))["log"]
-        assert ci.n_kept == 40 and ci.n_failed == 0
-        assert ci.low < 10.0 < ci.high
-        widths.append(ci.high - ci.low)
-    assert widths[1] < 0.6 * widths[0]  # √16 = 4 expected; 0.6 leaves room for B = 40
+def test_tabulated_profile_interpolates_the_exact_one_and_peaks_at_the_mle():
+    delta, k, n = QUAD_250
+    table = WidthProfile.from_cells(delta, k, n)
+    m = np.linspace(1.0, 9.0, 57)
+    exact = profile_over_width(delta, k, n, m)[0]
+    value, slope = table(m)
+    np.testing.assert_allclose(value, exact, atol=1e-4)
+    h = 1e-5
+    numeric = (profile_over_width(delta, k, n, m + h)[0] - profile_over_width(delta, k, n, m - h)[0]) / (
+        2 * h
+    )
+    np.testing.assert_allclose(slope, numeric, atol=1e-2 * np.abs(numeric).max())
+    mle = fit_logistic(delta, k, n)
+    assert table.peak == pytest.approx(mle.delta50, abs=1e-4)
+    assert table.curvature_error() == pytest.approx(mle.delta50_err, rel=0.01)  # Wald: I⁻¹ of the MLE
+    assert table(np.array([-50.0]))[0][0] < table(np.array([0.0]))[0][0]  # continues beyond the grid
 
 
-def test_bootstrap_is_seeded_and_counts_failed_replicates():
-    cells = simulate(3, seed=2, n_delta=4, span=1.5)  # 3 trials at 4 δ: often 0 or 12 successes
-    fits = fs.per_d_fits(cells)
-    assert all(f.status in ("ok", "firth") for f in fits.values())
-    a = fs.bootstrap_delta_inf(cells, n_boot=30, seed=(3,), fits=fits)
-    b = fs.bootstrap_delta_inf(cells, n_boot=30, seed=(3,), fits=fits)
-    c = fs.bootstrap_delta_inf(cells, n_boot=30, seed=(4,), fits=fits)
-    for law in fs.LAWS:
-        assert a[law].n_kept + a[law].n_failed == 30
-        assert (a[law].low, a[law].high) == (b[law].low, b[law].high)
-    assert a["log"].n_failed > 0
-    assert (a["log"].low, a["log"].high) != (c["log"].low, c["log"].high)
+def test_delta50_interval_is_where_the_profile_drops_by_the_chi2_cut():
+    """(F3) against a brute-force scan of the exact profile; Firth's interval is finite on separated
+    data, where the plain profile is flat over the gap."""
+    delta, k, n = QUAD_250
+    mle = fit_logistic(delta, k, n)
+    low, high = delta50_interval(delta, k, n, mle.delta50, firth=False)
+    grid = np.linspace(3.0, 4.5, 3001)
+    values = profile_over_width(delta, k, n, grid)[0]
+    inside = grid[values >= values.max() - 0.5 * stats.chi2.ppf(0.95, 1)]
+    assert (low, high) == pytest.approx((inside.min(), inside.max()), abs=1e-3)
+    k_sep = np.array([0, 0, 0, 30, 30, 30])
+    firth = fit_logistic(delta, k_sep, n)
+    low, high = delta50_interval(delta, k_sep, n, firth.delta50, firth=True)
+    assert firth.status == "firth" and 4.0 < low < firth.delta50 < high < 5.0
+    penalised = firth_profile(delta, k_sep, n, [low, firth.delta50, high])
+    assert penalised[1] - penalised[0] == pytest.approx(1.92, abs=0.01)
+    assert penalised[1] - penalised[2] == pytest.approx(1.92, abs=0.01)
 
 
-def test_bootstrap_resamples_the_fitted_curve_not_the_observed_fractions():
-    """Separated cells (0/10, 0/10, 10/10, 10/10) at every d: resampling k/n would repeat the data in
-    every replicate (zero spread); the fitted (Firth) logistic gives the tails room to move."""
-    x = np.array([-1.5, -0.5, 0.5, 1.5])
-    cells = {int(d): fs.Cells(log_center(d) + 0.3 * x, np.array([0, 0, 10, 10]), np.full(4, 10)) for d in D}
-    fits = fs.per_d_fits(cells)
-    assert {f.status for f in fits.values()} == {"firth"}
-    ci = fs.bootstrap_delta_inf(cells, ["log"], n_boot=20, seed=(1,), fits=fits)["log"]
-    point = fs.fit_law("log", *fs.usable_thresholds(fits)).delta_inf
-    assert ci.n_kept == 20 and ci.std > 0 and ci.low < point < ci.high
+# -------------------------------------------------------------------------------------------- laws
+
+
+def test_shape_laws_are_the_named_laws_and_reduce_to_the_linear_one():
+    """(F4d) is δ∞ − c d^(−ν) and (F4e) δ∞ − c/ln(d/d₀); at a vanishing shape both are the linear law."""
+    d = np.array([250.0, 1000.0, 16000.0])
+    t = np.log2(d / 250)
+    a, b = 5.0, 0.4
+    nu = 0.3
+    c = b / (nu * np.log(2)) * 250**nu
+    np.testing.assert_allclose(
+        sl.law_value("power", t, (a, b, nu)), sl.delta_inf("power", (a, b, nu)) - c * d**-nu
+    )
+    lam = 0.2
+    d0 = 250 * 2 ** (-1 / lam)
+    c_log = b / lam**2 * np.log(2)
+    expected = sl.delta_inf("log", (a, b, lam)) - c_log / np.log(d / d0)
+    np.testing.assert_allclose(sl.law_value("log", t, (a, b, lam)), expected)
+    for law in sl.LIMIT_LAWS:
+        np.testing.assert_allclose(sl.law_value(law, t, (a, b, 1e-9)), a + b * t, rtol=1e-7)
+        assert sl.delta_inf(law, (a, b, sl.SHAPE_MIN)) == np.inf
+
+
+def test_grid_maximise_finds_the_maximum_of_a_tilted_quadratic():
+    centre = np.array([1.3, -0.7])
+    hess = np.array([[3.0, 2.5], [2.5, 2.5]])  # a narrow diagonal ridge
+
+    def values(x):
+        r = x - centre
+        return -0.5 * np.einsum("...i,ij,...j->...", r, hess, r)
+
+    x, top = sl.grid_maximise(values, [np.linspace(-5, 5, 17)] * 2, [-np.inf] * 2, [np.inf] * 2)
+    np.testing.assert_allclose(x, centre, atol=1e-4)
+    assert top == pytest.approx(0.0, abs=1e-7)
+
+
+@pytest.fixture(scope="module")
+def quad_like():
+    cells = fs.group_cells([r for r in read_csv(DOCS_CELLS) if r["sweep"] == "quad"])
+    return cells, fs.joint_likelihood(cells, sorted(cells))
+
+
+def test_law_fits_are_the_maxima_of_the_joint_likelihood(quad_like):
+    """Each law's fit against Nelder–Mead from many starts on the same likelihood; nested laws never
+    fit better than the laws that contain them."""
+    _, like = quad_like
+    fits = {law: sl.fit(like, law) for law in sl.LAWS}
+    for law in ("quadratic", "log"):
+
+        def nll(x, law=law):
+            params = (*x[:2], np.exp(x[2])) if law == "log" else x
+            return -like.at(sl.law_value(law, like.t, params))
+
+        best = min(
+            (
+                optimize.minimize(
+                    nll, [3.7, 0.1, s], method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-11}
+                )
+                for s in (-6.0, -2.0, 0.0, 1.0)
+            ),
+            key=lambda r: r.fun,
+        )
+        assert fits[law].loglik >= -best.fun - 1e-6
+    assert fits["constant"].loglik <= fits["linear"].loglik <= fits["quadratic"].loglik + 1e-9
+    for law in sl.LIMIT_LAWS:
+        assert fits[law].loglik >= fits["linear"].loglik - 1e-9
+    assert fits["linear"].loglik <= like.saturated
+
+
+def test_limit_profile_is_the_constrained_maximum(quad_like):
+    """ℓ_p(D) of (F5) against Nelder–Mead over (c, ln shape) at fixed D, from many starts."""
+    _, like = quad_like
+    for law in sl.LIMIT_LAWS:
+        for d_inf in (4.3, 6.0, 12.0):
+
+            def nll(x, law=law, d_inf=d_inf):
+                return -like.at(d_inf - x[0] * sl.decay(law, like.t, np.exp(x[1])))
+
+            starts = [(d_inf - 3.7, s) for s in np.linspace(-10, 2, 7)]
+            best = min((optimize.minimize(nll, s, method="Nelder-Mead") for s in starts), key=lambda r: r.fun)
+            assert sl.profile_limit(like, law, d_inf) == pytest.approx(-best.fun, abs=2e-4)
+
+
+def test_slope_interval_matches_a_brute_force_profile(quad_like):
+    _, like = quad_like
+    linear = sl.fit(like, "linear")
+    iv = sl.parameter_interval(like, linear, 1, 0.95)
+
+    def profile(b):
+        return -optimize.minimize_scalar(
+            lambda a: -like.at(a + b * like.t), bounds=(2, 6), method="bounded"
+        ).fun
+
+    for end in (iv.low, iv.high):
+        assert linear.loglik - profile(end) == pytest.approx(0.5 * stats.chi2.ppf(0.95, 1), abs=1e-3)
+
+
+def test_aicc_and_nested_p_values():
+    assert sl.aicc(-10.0, 3, 20) == pytest.approx(20 + 6 + 24 / 16)
+    assert sl.aicc(-10.0, 3, 4) == np.inf
+    fits = {
+        law: sl.Fit(law, (0.0,) * sl.N_PARAMS[law], ll, 0)
+        for law, ll in (("constant", -12.0), ("linear", -10.0), ("power", -8.0))
+    }
+    assert fs.nested_p_value(fits, "linear") == pytest.approx(stats.chi2.sf(4.0, 1))
+    assert fs.nested_p_value(fits, "power") == pytest.approx(0.5 * stats.chi2.sf(4.0, 1))  # a boundary
+    assert np.isnan(fs.nested_p_value(fits, "constant")) and np.isnan(fs.nested_p_value(fits, "log"))
+
+
+def test_width_law_recovers_the_exponent():
+    cells = simulate(400, seed=7, n_delta=7)
+    like = fs.joint_likelihood(cells, sorted(cells))
+    law = fit_width_law(cells, like.saturated, 0.95, 1.0)
+    assert law.mu_low < 0.25 < law.mu_high and law.mu_high - law.mu_low < 0.15
+    assert law.width(1000, 250) == pytest.approx(power_width(1000), rel=0.1)
+    assert law.dof == 3 and 0.01 < law.p_value  # the truth is a width law
+
+
+# ---------------------------------------------------------------------------------------- coverage
+
+
+COVERAGE_D = np.array([100, 400, 1600, 6400, 25600, 102400], dtype=float)
+
+
+def _synthetic_like(rng, center, trials=30):
+    """Cells of a realistic second pass (docs/finite_size.md, (F12)): five δ at the truth ± 0.75 and
+    1.5 widths, 30 trials each, width (d/100)^(−0.2)."""
+    cells = {}
+    for d in COVERAGE_D.astype(int):
+        m, w = center(d), (d / 100) ** -0.2
+        delta = np.round(m + w * np.array([-1.5, -0.75, 0.0, 0.75, 1.5]), 2)
+        n = np.full(5, trials)
+        cells[d] = fs.Cells(delta, rng.binomial(n, logistic(delta, m, w)), n)
+    return fs.joint_likelihood(cells, sorted(cells))
+
+
+def test_profile_interval_of_the_limit_covers_the_truth_and_pure_growth_is_not_identified():
+    """Three decades of d (100 … 10⁵): for a log law with δ∞ = 9.5, 200 replicates, the 95 % profile
+    interval of δ∞ (open sides included) covers 9.5 in 90–98 %; for δ₅₀ growing 0.26 per doubling
+    with no limit, 100 replicates, δ∞ is not identified in ≥ 90 %."""
+    rng = np.random.default_rng(20261202)
+    covered = identified = 0
+    for _ in range(200):
+        like = _synthetic_like(rng, lambda d: 9.5 - 12.0 / np.log(d))
+        iv = sl.limit_interval(like, sl.fit(like, "log"), 0.95, 0.0, 40.0)
+        low = iv.low if np.isfinite(iv.low) else -np.inf
+        high = iv.high if np.isfinite(iv.high) else np.inf
+        covered += low <= 9.5 <= high
+        identified += iv.closed
+    assert 0.90 <= covered / 200 <= 0.98
+    assert identified / 200 > 0.5  # three decades identify the log law's limit more often than not
+    not_identified = 0
+    for _ in range(100):
+        like = _synthetic_like(rng, lambda d: 6.0 + 0.26 * np.log2(d / 100))
+        not_identified += not sl.limit_interval(like, sl.fit(like, "log"), 0.95, 0.0, 40.0).closed
+    assert not_identified >= 90
+
+
+# ------------------------------------------------------------------------------- the docs' cells
+
+
+@pytest.fixture(scope="module")
+def docs_analysis():
+    rows = read_csv(DOCS_CELLS)
+    return {
+        sweep: fs.finite_size_analysis([r for r in rows if r["sweep"] == sweep], sweep, n_boot=30, seed=(1,))
+        for sweep in dict.fromkeys(r["sweep"] for r in rows)
+    }
+
+
+def test_quad_to_d4000_decides_growth_not_the_limit(docs_analysis):
+    """Quad/he2, d = 250–4000 (docs/finite_size.md): the slope per doubling agrees with a referee's
+    0.10 ± 0.04; a constant is disfavoured (p < 0.05) and no deceleration is detected; the power law's
+    δ∞ is not reported as a limit (its profile does not close above); d = 4000's δ₅₀ has the
+    asymmetric profile interval [3.59, 4.31]."""
+    out = docs_analysis["quad"]
+    summary = out["summary"][0]
+    assert abs(summary["slope"] - 0.10) < 0.04
+    assert summary["slope_low"] < 0.10 < summary["slope_high"] and summary["slope_low"] > 0
+    assert summary["constant_p"] < 0.05
+    assert summary["curvature_low"] < 0 < summary["curvature_high"]
+    assert summary["limit_status"] == "not identified"
+    assert np.isfinite(summary["delta_inf_low"]) and np.isnan(summary["delta_inf_high"])
+    power = next(r for r in out["laws"] if r["law"] == "power")
+    assert np.isnan(power["delta_inf_high"])
+    d4000 = next(r for r in out["per_d"] if r["d"] == 4000)
+    assert (d4000["delta50_low"], d4000["delta50_high"]) == pytest.approx((3.59, 4.31), abs=0.01)
+    assert summary["width_exponent_low"] < 0.28 < summary["width_exponent_high"]
+
+
+def test_gelu_growth_is_measured_and_its_limit_is_not_identified(docs_analysis):
+    """GeLU/he2: the default build's cells at d = 250–1000 (10 trials each, the first block of the
+    scaling overlay's cells) and the docs' d = 4000 cells (30 each).  The slope per doubling agrees
+    with a referee's 0.26 ± 0.03 (over d = 250–4000) within errors, a constant is excluded, and δ∞
+    is not identified: its bound lies below the log law's fits with d₀ = 0.1–30 (8.1–10.3)."""
+    summary = docs_analysis["gelu"]["summary"][0]
+    assert summary["d_used"] == "250,500,1000,4000"
+    assert summary["slope_low"] < 0.26 < summary["slope_high"]
+    assert abs(summary["slope"] - 0.26) < 2 * np.hypot(
+        0.03, (summary["slope_high"] - summary["slope_low"]) / 4
+    )
+    assert summary["constant_p"] < 1e-4
+    assert summary["limit_status"] == "not identified" and summary["delta_inf_low"] < 8.1
+    assert np.isnan(summary["delta_inf_high"])
+
+
+# ----------------------------------------------------------------------------------- verdict, rows
+
+
+def test_limit_verdict():
+    closed = sl.Interval(9.0, 8.0, 10.0, 0, 40)
+    open_high = sl.Interval(np.inf, 7.3, np.nan, 0, 40)
+    rows = [{"law": "power", "loo_z": 0.5}, {"law": "log", "loo_z": -1.0}]
+    assert fs.limit_verdict(rows, {"power": closed, "log": closed}, 5, 4) == ("identified", 8.0, 10.0)
+    status, low, high = fs.limit_verdict(rows, {"power": closed, "log": open_high}, 5, 4)
+    assert status == "not identified" and low == 7.3 and np.isnan(high)
+    failing = [{"law": "power", "loo_z": 2.6}, {"law": "log", "loo_z": -1.0}]
+    status, low, high = fs.limit_verdict(failing, {"power": closed, "log": closed}, 5, 4)
+    assert status == "not identified" and np.isnan(low) and np.isnan(high)  # closed, but a law failed
+    assert fs.limit_verdict(rows, {"power": closed, "log": closed}, 3, 4)[0] == "not tested"
+
+
+def test_leave_out_z_has_unit_spread():
+    """(F8) brute force: over replicates of one truth (a log law), the leave-out z of that law has
+    mean ≈ 0 and s.d. ≈ 1, and the predicted error matches the spread of the predictions."""
+    rng = np.random.default_rng(3)
+    z, pred, err = [], [], []
+    for _ in range(60):
+        cells = simulate(60, seed=int(rng.integers(1 << 30)), n_delta=6, span=2.0)
+        lo = fs.leave_largest_out(cells, sorted(cells), "linear")
+        z.append(lo["loo_z"])
+        pred.append(lo["loo_predicted"])
+        err.append(lo["loo_predicted_err"])
+    # the linear law is close to the log law over 250–4000: z is centred within its spread
+    assert 0.7 < np.std(z) < 1.35 and abs(np.mean(z)) < 0.6
+    assert 0.7 < np.std(pred) / np.mean(err) < 1.35
+
+
+def test_finite_size_analysis_rows(tmp_path):
+    cells = simulate(100, seed=3, n_delta=6)
+    rows = []
+    for d, c in cells.items():
+        for delta, k, n in zip(c.delta, c.successes, c.trials, strict=True):
+            rows.append(
+                {"sweep": "x", "d": d, "delta": delta, "successes": k, "trials": n + 2, "diverged": 2}
+            )
+    rows.append({"sweep": "x", "d": 8000, "delta": 9.0, "successes": 0, "trials": 4, "diverged": 0})
+    rows.append({"sweep": "x", "d": 8000, "delta": 9.5, "successes": 0, "trials": 4, "censored": 3})
+    out = fs.finite_size_analysis(rows, "relu", n_boot=10, seed=(9,))
+    per_d = {r["d"]: r for r in out["per_d"]}
+    assert (per_d[8000]["censored"], per_d[8000]["censored_cells"], per_d[1000]["censored"]) == (3, 1, 0)
+    assert per_d[8000]["status"] == "no successes" and np.isnan(per_d[8000]["delta50"])
+    direct = fit_logistic(cells[1000].delta, cells[1000].successes, cells[1000].trials)
+    assert per_d[1000]["delta50"] == direct.delta50 and per_d[1000]["width"] == direct.scale  # diverged out
+    assert per_d[1000]["delta50_low"] < direct.delta50 < per_d[1000]["delta50_high"]
+    laws = {r["law"]: r for r in out["laws"]}
+    assert list(laws) == list(fs.LAWS)
+    assert all(r["model"] == "relu" and r["d_left_out"] == 4000 for r in out["laws"])  # 8000 unusable
+    summary = out["summary"][0]
+    assert summary["d_used"] == "250,500,1000,2000,4000" and summary["n_d"] == 5
+    assert summary["boot_kept"] + summary["boot_failed"] == 10
+    assert sum(summary[f"boot_{law}"] for law in fs.ASYMPTOTIC) == pytest.approx(1.0)
+    assert summary["limit_status"] in ("identified", "not identified")
+    assert summary["slope_low"] < summary["slope"] < summary["slope_high"]
+    assert len(out["collapse"]) == 5 * 6 and {p["trials"] for p in out["collapse"]} == {100}
+    assert [q["width"] for q in out["collapse_quality"]] == ["measured", "power_law"]
+    for name, table in out.items():
+        write_csv(tmp_path / f"{name}.csv", table)
+        assert len(read_csv(tmp_path / f"{name}.csv")) == len(table)
+    three = fs.finite_size_analysis([r for r in rows if r["d"] <= 1000], "relu", n_boot=5, seed=(9,))
+    assert three["summary"][0]["limit_status"] == "not tested"  # a limit law's leave-out needs 4 d
+
+
+def test_bootstrap_is_seeded():
+    rows = cell_rows(simulate(40, seed=2, n_delta=5))
+    a = fs.finite_size_analysis(rows, "m", n_boot=12, seed=(3,))["summary"][0]
+    b = fs.finite_size_analysis(rows, "m", n_boot=12, seed=(3,))["summary"][0]
+    c = fs.finite_size_analysis(rows, "m", n_boot=12, seed=(4,))["summary"][0]
+    keys = [k for k in a if k.startswith("boot_")]
+    assert [a[k] for k in keys] == [b[k] for k in keys]
+    assert [a[k] for k in keys] != [c[k] for k in keys]
+
+
+def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
+    assert fs.main([str(DOCS_CELLS), "--bootstrap", "10", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "model quad" in text and "slope per doubling" in text and "not identified" in text
+    summary = read_csv(tmp_path / "finite_size_summary.csv")
+    assert [r["model"] for r in summary] == ["quad", "gelu", "gelu_bump"]
+
+
+def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
+    """(F13): on a log law whose limit is δ_NN(∞) = 10, the separations grow with every doubling
+    added; the price is called with exactly the design's new cells; the cheapest deciding design is
+    chosen by its price."""
+    cells = simulate(60, seed=5, n_delta=6)
+    ds = sorted(cells)
+    like = fs.joint_likelihood(cells, ds)
+    law_fits = fs.fit_laws(like, fs.LAWS)
+    priced = []
+
+    def price(listed):
+        priced.append(listed)
+        return float(sum(d * trials for d, _, trials in listed))
+
+    rows = fs.decision_designs(cells, ds, like, law_fits, 10.0, power_width, price)
+    assert len(rows) == fs.DECIDE_DOUBLINGS * len(fs.DECIDE_TRIALS) == len(priced)
+    for trials in fs.DECIDE_TRIALS:
+        growth = [r["sigma_growth"] for r in rows if r["trials"] == trials]
+        assert all(b >= a - 1e-6 for a, b in zip(growth, growth[1:], strict=False))
+    first = rows[0]
+    assert first["d_new"] == "8000" and first["cells"] == 5 and len(priced[0]) == 5
+    assert {d for d, _, _ in priced[0]} == {8000} and first["core_hours"] == 5 * 8000 * first["trials"]
+    best = fs.cheapest_decision(rows)
+    deciding = [r for r in rows if r["decides"]]
+    assert best is not None and best["core_hours"] == min(r["core_hours"] for r in deciding)
+    assert fs.decision_designs(cells, ds, like, law_fits, np.nan, power_width) == []  # no theory value
+
+
+def test_sweep_core_hours_prices_each_cell_at_its_grown_budget():
+    from featlearn.pipeline import resources
+
+    cells = [(500, 6.0, 30), (4000, 7.0, 30)]
+    expected = resources.gd_cell_seconds(500, 6.0, "float32", 4000, 30) + resources.gd_cell_seconds(
+        4000, 7.0, "float32", 16000, 30
+    )
+    assert resources.sweep_core_hours(cells, "float32", 4000, 1000) == pytest.approx(expected / 3600)
+    assert (
+        resources.scaled_steps(4000, 1500, 1000) == 6000 and resources.scaled_steps(4000, 1500, None) == 4000
+    )
+
+
+# ---------------------------------------------------------------------------------------- collapse
 
 
 def test_deviance_is_twice_the_log_likelihood_ratio():
@@ -157,16 +476,14 @@ def test_deviance_is_twice_the_log_likelihood_ratio():
 def test_collapse_of_one_scaling_form_has_the_binomial_deviance():
     cells = simulate(200, seed=7)
     fits = fs.per_d_fits(cells)
-    d, y, err = fs.usable_thresholds(fits)
-    width = fs.fit_width_law(d, [fits[k].scale for k in d], [fits[k].scale_err for k in d])
-    assert width.mu == pytest.approx(0.25, abs=4 * width.mu_err)
-    points = fs.collapse_points(cells, fits, width)
+    like = fs.joint_likelihood(cells, sorted(cells))
+    law = fit_width_law(cells, like.saturated, 0.95, 1.0)
+    points = fs.collapse_points(cells, fits, lambda d: law.width(d, 250))
     assert len(points) == 5 * 9
-    quality = {q["width"]: q for q in fs.collapse_quality(points, width)}
+    quality = {q["width"]: q for q in fs.collapse_quality(points, law)}
     assert quality["measured"]["dof"] == 45 - 10 and quality["power_law"]["dof"] == 45 - 7
     for q in quality.values():
         assert 0.5 < q["deviance_per_dof"] < 1.6  # χ²_dof/dof has s.d. ≈ 0.24
-    # with per-d maximum-likelihood fits the measured-width collapse is the sum of the per-d deviances
     per_d = 0.0
     for c, f in zip(cells.values(), fits.values(), strict=True):
         p = logistic(c.delta, f.delta50, f.scale)
@@ -175,77 +492,24 @@ def test_collapse_of_one_scaling_form_has_the_binomial_deviance():
     assert quality["measured"]["deviance"] == pytest.approx(per_d, rel=1e-6)
 
 
-def test_collapse_detects_a_different_shape_at_one_d():
+def test_collapse_detects_a_different_shape_at_one_d_and_a_width_that_does_not_scale():
     plateau = {1000: lambda x: 0.5 / (1 + np.exp(-4 * (x + 1.5))) + 0.5 / (1 + np.exp(-4 * (x - 1.5)))}
-    good = fs.collapse_quality(fs.collapse_points(simulate(200, 7), fs.per_d_fits(simulate(200, 7))))
     cells = simulate(200, seed=7, shape=plateau)
-    bad = fs.collapse_quality(fs.collapse_points(cells, fs.per_d_fits(cells)))
-    assert good[0]["deviance_per_dof"] < 1.6
-    assert bad[0]["deviance_per_dof"] > 3.0
-
-
-def test_width_law_collapse_detects_a_width_that_does_not_scale():
-    def width(d):
-        return power_width(d) * (3.0 if d == 1000 else 1.0)
-
-    cells = simulate(200, seed=7, width=width)
-    fits = fs.per_d_fits(cells)
-    d = np.array(sorted(fits), dtype=float)
-    wfit = fs.fit_width_law(d, [fits[k].scale for k in fits], [fits[k].scale_err for k in fits])
-    quality = {q["width"]: q for q in fs.collapse_quality(fs.collapse_points(cells, fits, wfit), wfit)}
+    assert fs.collapse_quality(fs.collapse_points(cells, fs.per_d_fits(cells)))[0]["deviance_per_dof"] > 3.0
+    cells = simulate(200, seed=7, width=lambda d: power_width(d) * (3.0 if d == 1000 else 1.0))
+    like = fs.joint_likelihood(cells, sorted(cells))
+    law = fit_width_law(cells, like.saturated, 0.95, 1.0)
+    points = fs.collapse_points(cells, fs.per_d_fits(cells), lambda d: law.width(d, 250))
+    quality = {q["width"]: q for q in fs.collapse_quality(points, law)}
     assert quality["measured"]["deviance_per_dof"] < 1.6  # every d is still a logistic
     assert quality["power_law"]["deviance_per_dof"] > 5.0  # but one width law does not describe them
+    assert law.p_value < 1e-6  # and the likelihood ratio against free widths says so
 
 
-def test_finite_size_analysis_rows(tmp_path):
-    cells = simulate(100, seed=3, n_delta=6)
-    rows = []
-    for d, c in cells.items():
-        for delta, k, n in zip(c.delta, c.successes, c.trials, strict=True):
-            rows.append(
-                {"sweep": "x", "d": d, "delta": delta, "successes": k, "trials": n + 2, "diverged": 2}
-            )
-    rows.append({"sweep": "x", "d": 8000, "delta": 9.0, "successes": 0, "trials": 4, "diverged": 0})
-    rows.append({"sweep": "x", "d": 8000, "delta": 9.5, "successes": 0, "trials": 4, "censored": 3})
-    out = fs.finite_size_analysis(rows, "relu", n_boot=20, seed=(9,))
-    per_d = {r["d"]: r for r in out["per_d"]}
-    assert (per_d[8000]["censored"], per_d[8000]["censored_cells"], per_d[1000]["censored"]) == (3, 1, 0)
-    assert per_d[8000]["status"] == "no successes" and np.isnan(per_d[8000]["delta50"])
-    direct = fit_logistic(cells[1000].delta, cells[1000].successes, cells[1000].trials)
-    assert per_d[1000]["delta50"] == direct.delta50 and per_d[1000]["width"] == direct.scale  # diverged out
-    laws = {r["law"]: r for r in out["laws"]}
-    assert list(laws) == list(fs.LAWS) and sum(r["chosen"] for r in out["laws"]) == 1
-    assert all(r["model"] == "relu" and r["d_left_out"] == 4000 for r in out["laws"])  # 8000 unusable
-    assert laws["log"]["delta_inf_low"] < laws["log"]["delta_inf"] < laws["log"]["delta_inf_high"]
-    assert laws["log"]["boot_kept"] + laws["log"]["boot_failed"] == 20
-    assert len(out["collapse"]) == 5 * 6 and {p["trials"] for p in out["collapse"]} == {100}
-    assert [q["width"] for q in out["collapse_quality"]] == ["measured", "power_law"]
-    for name, table in out.items():
-        write_csv(tmp_path / f"{name}.csv", table)
-        assert len(read_csv(tmp_path / f"{name}.csv")) == len(table)
-
-
-def test_law_curves_pass_through_the_fit_and_widen_away_from_the_data():
-    """The curve of each fitted law is the law at its fitted parameters; its band (F4a) is narrowest
-    inside the measured range and grows beyond it; a law that cannot be fitted has no rows."""
-    d = np.array([250.0, 500.0, 1000.0])
-    y = 10 - 3 / np.log(d) + np.array([0.05, -0.04, 0.02])
-    err = np.full(3, 0.1)
-    rows = fs.law_curves("m", d, y, err)
-    laws = {r["law"] for r in rows}
-    assert laws == {"constant", "log"}  # three points: the power law (3 parameters) is not fitted
-    fit = fs.fit_law("log", d, y, err)
-    log_rows = [r for r in rows if r["law"] == "log"]
-    grid = np.array([r["d"] for r in log_rows])
-    np.testing.assert_allclose([r["value"] for r in log_rows], fs.law_value("log", grid, fit.params))
-    errs = np.array([r["err"] for r in log_rows])
-    assert errs[-1] > errs[np.argmin(np.abs(grid - 500))]
-    assert fs.law_curves("m", np.array([]), np.array([]), np.array([])) == []
+# ------------------------------------------------------------------------------------- second pass
 
 
 def test_crossing_estimates_measure_where_run_and_extrapolate_beyond():
-    """(F8a): at d with data the logistic fit's δ₅₀ and width; at a d never run the chosen law and
-    the width law, close to the truth for many trials; nothing without enough d to choose a law."""
     cells = simulate(2000, seed=3)
     run = {d: c for d, c in cells.items() if d <= 2000}
     out = fs.crossing_estimates(run, [1000, 4000, 16000])
@@ -255,9 +519,8 @@ def test_crossing_estimates_measure_where_run_and_extrapolate_beyond():
     for d in (4000, 16000):
         centre, width, source = out[d]
         assert source == "extrapolated"
-        assert centre == pytest.approx(log_center(d), abs=0.15) and width == pytest.approx(
-            power_width(d), rel=0.2
-        )
+        assert centre == pytest.approx(log_center(d), abs=0.15)
+        assert width == pytest.approx(power_width(d), rel=0.2)
     one = fs.crossing_estimates({250: cells[250]}, [250, 500])
     assert one[250][2] == "measured" and one[500][2] == "none" and np.isnan(one[500][0])
 

@@ -81,12 +81,15 @@ def _results(thresholds=(), delta_alg=(), **tables):
     return claims.Results(lambda name: data.get(name, []), None)
 
 
-def _fit(sweep, d, value, error, scale=0.5, link="he2"):
+def _fit(sweep, d, value, error, scale=0.5, link="he2", interval=None):
+    low, high = interval or (value - 2 * error, value + 2 * error)
     return {
         "sweep": sweep,
         "d": d,
         "threshold": value,
         "threshold_err": error,
+        "threshold_low": low,
+        "threshold_high": high,
         "scale": scale,
         "status": "ok",
         "link": link,
@@ -110,7 +113,18 @@ def test_closeness_reaches_every_verdict(value, error, verdict):
     assert claims.closeness(value, error, 6.0, 0.3) == verdict
 
 
-def test_every_verdict_is_reachable_for_the_threshold_claim_and_follows_the_tolerance():
+def test_closeness_reads_the_side_of_an_asymmetric_interval_towards_the_target():
+    """δ₅₀ = 4.12 with profile interval [3.59, 4.31] (Quad at d = 4000): 3.6 lies inside on the long
+    side, 4.5 outside on the short one, though both are 0.4–0.5 from the value."""
+    interval = (3.59, 4.31)
+    assert claims.closeness(4.12, 0.11, 3.65, 0.1, interval) == claims.REPRODUCED
+    assert claims.closeness(4.12, 0.11, 4.55, 0.1, interval) == claims.NOT_REPRODUCED  # 0.43 > 2·0.19
+    assert claims.closeness(4.12, 0.11, 4.45, 0.1, interval) == claims.PARTLY
+    assert claims.closeness(4.12, 0.11, 4.3, 0.1, (3.59, math.nan)) == claims.REPRODUCED  # open: 2σ
+    assert claims.closeness(4.12, 0.11, 4.45, 0.1, (3.59, math.nan)) == claims.PARTLY
+
+
+def test_every_verdict_but_undetermined_is_reachable_for_the_threshold_claim_and_follows_the_tolerance():
     seen = set()
     for value in (6.1, 6.5, 8.0):
         row = claims.claim_threshold(
@@ -118,7 +132,7 @@ def test_every_verdict_is_reachable_for_the_threshold_claim_and_follows_the_tole
         )
         seen.add(row["verdict"])
     seen.add(claims.claim_threshold(_results([]), TOL, "gelu", 6.0, "gelu_threshold", "GeLU")["verdict"])
-    assert seen == set(claims.VERDICTS)
+    assert seen == set(claims.VERDICTS) - {claims.UNDETERMINED}
     results = _results([_fit("gelu", 1000, 6.5, 0.05)])
     loose = {**TOL, "gelu_threshold": 0.6}
     assert (
@@ -182,38 +196,62 @@ def test_the_results_index_lists_each_table_with_its_caption_and_shape():
     assert index[1]["rows"] == "0" and index[1]["caption"] == table_caption("x_cells.csv")
 
 
-def _law(model, law, chosen, n_points, low, high, delta_nn):
+def _summary(status, low, high, delta_nn=9.5, n_d=5):
     return {
-        "model": model,
-        "sweep": model,
-        "law": law,
-        "chosen": chosen,
-        "n_points": n_points,
-        "delta_inf": (low + high) / 2,
+        "model": "gelu",
+        "sweep": "gelu",
+        "n_d": n_d,
+        "d_used": "250,500,1000,2000,4000"[: 4 * n_d],
+        "d_max": 4000.0,
+        "slope": 0.26,
+        "slope_low": 0.2,
+        "slope_high": 0.32,
+        "limit_status": status,
         "delta_inf_low": low,
         "delta_inf_high": high,
         "delta_nn_long_time": delta_nn,
     }
 
 
-def test_the_limit_claim_needs_enough_dimensions_and_follows_the_interval():
-    """GD's δ∞ interval (chosen law) widened by the tolerance must contain δ_NN(∞); with fewer usable
-    d than ``finite_size_points`` the claim is not tested, and its numbers are still shown."""
-    tol = {**TOL, "finite_size": 0.5, "finite_size_points": 4}
+def test_the_limit_claim_reads_what_the_data_identify():
+    """An identified δ∞ interval widened by the tolerance must contain δ_NN(∞); a limit not identified
+    is undetermined unless its one-sided bound excludes δ_NN(∞) by more than the tolerance (then
+    not reproduced); too few d: not tested.  The text quotes the slope and never a limit the data do
+    not identify."""
+    tol = {**TOL, "finite_size": 0.5}
 
-    def verdict(n_points, low, high, delta_nn=9.5):
-        rows = [
-            _law("gelu", "constant", False, n_points, 6.0, 6.4, delta_nn),
-            _law("gelu", "log", True, n_points, low, high, delta_nn),
-        ]
-        row = claims.claim_limit(_results(**{"finite_size_scaling.csv": rows}), tol)
+    def verdict(*args, **kwargs):
+        row = claims.claim_limit(_results(**{"finite_size_summary.csv": [_summary(*args, **kwargs)]}), tol)
         return row["verdict"], row["measured"]
 
-    assert verdict(5, 8.8, 9.2)[0] == claims.REPRODUCED  # 9.5 is 0.3 above the interval
-    assert verdict(5, 8.0, 8.6)[0] == claims.NOT_REPRODUCED  # 0.9 above
-    small, text = verdict(3, 8.8, 9.2)
-    assert small == claims.NOT_TESTED and "log law, 3 d" in text
+    assert verdict("identified", 8.8, 9.2)[0] == claims.REPRODUCED  # 9.5 is 0.3 above the interval
+    assert verdict("identified", 8.0, 8.6)[0] == claims.NOT_REPRODUCED  # 0.9 above
+    undetermined, text = verdict("not identified", 7.2, math.nan)
+    assert undetermined == claims.UNDETERMINED
+    assert "not determined by d ≤ 4000 (δ∞ > 7.2 at 95 %)" in text and "0.26 [0.2, 0.32] per doubling" in text
+    assert verdict("not identified", 10.2, math.nan)[0] == claims.NOT_REPRODUCED  # excludes 9.5 by 0.7
+    small, text = verdict("not tested", math.nan, math.nan, n_d=3)
+    assert small == claims.NOT_TESTED and "not tested (3 d)" in text
     assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED
+
+
+def test_threshold_claims_quote_a_limit_only_where_it_is_identified():
+    fits = [_fit("gelu", 1000, 6.7, 0.1)]
+    for status, low, high, expected in (
+        ("not identified", 7.2, math.nan, "limit is not determined"),
+        ("identified", 8.8, 9.9, "δ∞ ∈ [8.8, 9.9]"),
+    ):
+        summary = _summary(status, low, high)
+        row = claims.claim_threshold(
+            _results(fits, **{"finite_size_summary.csv": [summary]}),
+            TOL,
+            "gelu",
+            6.0,
+            "gelu_threshold",
+            "GeLU",
+        )
+        assert expected in row["measured"]
+        assert ("δ∞ ∈" in row["measured"]) == (status == "identified")
 
 
 def test_the_dmft_claim_judges_the_error_with_its_combined_standard_error():

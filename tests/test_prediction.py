@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from featlearn.analysis.prediction_tables import delta50_rows, prediction_rows
+from featlearn.analysis.prediction_tables import delta50_rows, horizon_limited, prediction_rows
 from featlearn.analysis.sweeps import cell_summary
 from featlearn.model.links import get_link
 from featlearn.model.loss import loss_derivatives
@@ -59,22 +59,38 @@ def _pred_cell(delta, p):
     }
 
 
-def test_delta50_verdict_uses_the_larger_of_two_sigma_and_the_tolerance():
+def test_delta50_verdict_uses_the_profile_interval_or_the_tolerance():
+    """The predicted δ₅₀ agrees with the measured one when it lies inside the measured profile
+    interval (its side towards the prediction), or within the tolerance; 2σ stands in for an open
+    side."""
+
     class S:
         activation, link = "gelu", "bump"
 
     cells = [_pred_cell(8.0, 0.2), _pred_cell(10.0, 0.8)]  # d = 500 crosses ½ at 9.0
-    fits = [{"d": 500, "delta50": 9.25, "delta50_err": 0.05, "status": "ok"}]
+    fit = {"d": 500, "delta50": 9.25, "delta50_err": 0.05, "delta50_low": 9.15, "delta50_high": 9.35}
+    fits = [fit | {"status": "ok"}]
     rows = delta50_rows("gelu_bump", S, "gelu_bump", cells, fits, 10.6, 0.3)
     by_d = {r["d"]: r for r in rows}
     assert by_d[500]["delta50_predicted"] == pytest.approx(9.0)
     assert by_d[500]["agrees"] is True and by_d[500]["tolerance"] == 0.3  # |0.25| ≤ 0.3
-    fits[0]["delta50"] = 9.5
+    fits[0] |= {"delta50": 9.5, "delta50_low": 9.4, "delta50_high": 9.6}
     assert delta50_rows("gelu_bump", S, "gelu_bump", cells, fits, 10.6, 0.3)[0]["agrees"] is False
-    fits[0]["delta50_err"] = 0.3  # 2σ = 0.6 now covers the gap
+    fits[0]["delta50_low"] = 8.9  # the interval's lower side now reaches the prediction
+    row = delta50_rows("gelu_bump", S, "gelu_bump", cells, fits, 10.6, 0.3)[0]
+    assert row["agrees"] is True and row["tolerance"] == pytest.approx(0.6)
+    fits[0] |= {"delta50_low": np.nan, "delta50_err": 0.3}  # open below: 2σ = 0.6 covers the gap
     assert delta50_rows("gelu_bump", S, "gelu_bump", cells, fits, 10.6, 0.3)[0]["agrees"] is True
     assert "agrees" not in by_d[1000]  # no sweep at d = 1000: no verdict
     assert np.isnan(by_d[1000]["delta50_predicted"])  # 0.1 → 0.4 never reaches ½
+
+
+def test_a_prediction_set_by_the_horizon_is_flagged():
+    assert horizon_limited(9.0, "ok", 9.1, 0.3) is False
+    assert horizon_limited(10.5, "ok", 9.4, 0.3) is True  # moves by more than the tolerance over T/2
+    assert horizon_limited(10.5, "ok", np.nan, 0.3) is True  # no crossing by T/2
+    assert horizon_limited(np.nan, "none", np.nan, 0.3) is True  # no crossing by T
+    assert horizon_limited(np.nan, "below_grid", np.nan, 0.3) is False
 
 
 def test_prediction_rows_pair_each_cell_with_the_sweep_cell_at_the_same_d_and_delta():

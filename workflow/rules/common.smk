@@ -299,6 +299,16 @@ def finite_size_grids():
     return {s: {d: list(typed.sweep_deltas(config, s, d)) for d in config["sweeps"][s]["d"]} for s in sorted(sweeps)}
 
 
+def finite_size_pricing():
+    """Per finite-size model, what prices new cells of its sweep (``resources.sweep_core_hours``):
+    the sweep's dtype, step budget and width, and ``budget_scale_d``."""
+    out = {}
+    for model, spec in config["finite_size"]["models"].items():
+        s = typed.sweep_settings(config, spec["sweep"])
+        out[model] = {"dtype": s.dtype, "steps": s.steps, "m": s.m, "budget_scale_d": config["budget_scale_d"]}
+    return canonical(out)
+
+
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -311,7 +321,7 @@ def claims_inputs(w):
     cells, the easy/hard learning steps and the first long run."""
     r = claim_roles()
     tables = ["thresholds.csv", "delta_alg.csv", "theory_thresholds.csv", "dmft_vs_simulation.csv"]
-    tables += ["finite_size_scaling.csv", "finite_size_points.csv"]
+    tables += ["finite_size_summary.csv", "finite_size_scaling.csv", "finite_size_points.csv"]
     tables += [f"hessian_{act}.csv" for act in r["hessian"]]
     tables += [f"{r['gelu']}_cells.csv", f"{config['easy_hard']['stem']}_learning_steps.csv"]
     return {
@@ -343,7 +353,8 @@ def index_tables():
     names += [name for name in THEORY_TABLES if name.endswith(".csv")]
     names += ["escape_linear_stage.csv", "escape_referee_trials.csv", "escape_signal.csv", "escape_signal_runs.csv"]
     names += ["escape_prediction.csv", "delta50_prediction.csv"]
-    names += ["finite_size_scaling.csv", "finite_size_points.csv", "finite_size_collapse.csv"]
+    names += ["finite_size_summary.csv", "finite_size_scaling.csv", "finite_size_points.csv"]
+    names += ["finite_size_collapse.csv", "finite_size_decide.csv"]
     if config["escape"].get("two_stage"):
         names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
     if config.get("conventions"):

@@ -1,5 +1,5 @@
-# Finite-size scaling of the GD thresholds (docs/finite_size.md): delta50(d) per model, its d -> inf
-# extrapolation by candidate laws, and the figure.
+# Finite-size analysis of the GD thresholds (docs/finite_size.md): delta50(d) per model, the laws of
+# its growth by the joint likelihood of every cell, what they decide about d -> inf, and the figure.
 
 
 localrules:
@@ -9,14 +9,16 @@ localrules:
 
 rule finite_size_scaling:
     message:
-        "Finite-size scaling of the sweeps' thresholds: laws, bootstrap, figure"
+        "Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, figure"
     input:
         unpack(finite_size_inputs),
         code=code("finite_size_scaling.py"),
     output:
         table=table_output(f"{RESULTS}/tables/finite_size_scaling.csv"),
+        summary=table_output(f"{RESULTS}/tables/finite_size_summary.csv"),
         points=table_output(f"{RESULTS}/tables/finite_size_points.csv"),
         collapse=table_output(f"{RESULTS}/tables/finite_size_collapse.csv"),
+        decide=table_output(f"{RESULTS}/tables/finite_size_decide.csv"),
         figure=figure_outputs(config["finite_size"]["stem"]),
     log:
         f"{RESULTS}/logs/finite_size/scaling.log",
@@ -27,6 +29,9 @@ rule finite_size_scaling:
         models=canonical(config["finite_size"]["models"]),
         bootstrap=config["finite_size"]["bootstrap"],
         level=config["finite_size"]["level"],
+        limit_range=config["finite_size"]["limit_range"],
+        min_d=config["finite_size"]["min_d"],
+        pricing=finite_size_pricing(),
         seed=config["seed"],
         paper=canonical(config["claims"]["paper"]),
     threads: 1

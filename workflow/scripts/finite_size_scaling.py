@@ -1,32 +1,52 @@
 import math
+from functools import partial
 
 from featlearn.analysis.finite_size import finite_size_analysis
 from featlearn.io.job import logger
 from featlearn.io.results import read_csv, write_csv
 from featlearn.model.seeds import identity_entropy
+from featlearn.pipeline.resources import sweep_core_hours
 from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 theory = {r["model"]: r for r in read_csv(sm.input.theory)}
-laws, points, collapse, panels = [], [], [], []
-for model, spec in sm.params.models.items():
+tables = {"laws": [], "per_d": [], "summary": [], "collapse": [], "decide": []}
+panels = []
+models = sm.params.models
+for i, (model, spec) in enumerate(models.items()):
     seed = (identity_entropy(sm.params.seed, "finite_size", model),)
     rows = read_csv(sm.input[f"cells_{model}"])
-    out = finite_size_analysis(rows, model, n_boot=sm.params.bootstrap, seed=seed, level=sm.params.level)
+    log(f"model {model} ({i + 1}/{len(models)}): {len(rows)} cells, {sm.params.bootstrap} bootstrap replicates")
     delta_nn = float(theory[spec["theory"]]["delta_nn_long_time"]) if "theory" in spec else math.nan
+    out = finite_size_analysis(
+        rows,
+        model,
+        n_boot=sm.params.bootstrap,
+        seed=seed,
+        level=sm.params.level,
+        range_factor=sm.params.limit_range,
+        min_points=sm.params.min_d,
+        delta_nn=delta_nn,
+        price=partial(sweep_core_hours, **sm.params.pricing[model]),
+    )
     paper = float(sm.params.paper[spec["paper"]]) if "paper" in spec else math.nan
-    for row in out["laws"]:
-        row |= {"sweep": spec["sweep"], "delta_nn_long_time": delta_nn, "paper": paper}
-        law, value = row["law"], row["delta_inf"]
-        log(f"{model} {law}: delta_inf = {value:.3f} ({row['status']}, chosen {row['chosen']})")
-    laws += out["laws"]
-    points += out["per_d"]
-    collapse += out["collapse"]
-    for quality in out["collapse_quality"]:  # (F6): one scaling form for every d?
+    context = {"sweep": spec["sweep"], "delta_nn_long_time": delta_nn, "paper": paper}
+    for row in out["laws"] + out["summary"]:
+        row |= context
+    summary = out["summary"][0]
+    log(
+        f"{model}: slope per doubling {summary.get('slope', math.nan):.3g}, "
+        f"delta_inf {summary['limit_status']} [{summary['delta_inf_low']:.3g}, {summary['delta_inf_high']:.3g}]"
+    )
+    for quality in out["collapse_quality"]:  # (F11): one scaling form for every d?
         log(f"{model} collapse ({quality['width']} width): deviance/dof = {quality['deviance_per_dof']:.3g}")
-    panels.append((model, out["per_d"], out["laws"], out["curves"], delta_nn, paper))
-write_csv(sm.output.table, laws)
-write_csv(sm.output.points, points)
-write_csv(sm.output.collapse, collapse)
+    for part in tables:
+        tables[part] += out[part]
+    panels.append((model, out["per_d"], out["laws"], summary, out["curves"], delta_nn, paper))
+write_csv(sm.output.table, tables["laws"])
+write_csv(sm.output.summary, tables["summary"])
+write_csv(sm.output.points, tables["per_d"])
+write_csv(sm.output.collapse, tables["collapse"])
+write_csv(sm.output.decide, tables["decide"])
 figures.save(figures.finite_size_figure(panels), sm.output.figure)

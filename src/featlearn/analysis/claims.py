@@ -2,9 +2,12 @@
 results tables with the tolerances of the config (``claims.tolerance``), never written by hand.
 
 Verdicts: "reproduced" (within tolerance), "partly" (within twice the tolerance, or one of two
-parts), "not reproduced", "not tested at this scale" (the result a claim needs is missing, or its
-fit failed).  A claim's row holds the paper's statement, the measured value(s) with their
-uncertainty, the tolerance and the verdict, and the table it was read from.
+parts), "not reproduced" (the data contradict it), "undetermined" (the data cannot decide: a d → ∞
+limit that d ≤ d_max does not identify, whose bound does not exclude the claim), "not tested at
+this scale" (the result a claim needs is missing, or its fit failed).  A threshold's uncertainty is
+its 95 % profile interval (docs/finite_size.md, (F3)).  A claim's row holds the paper's statement,
+the measured value(s) with their uncertainty, the tolerance and the verdict, and the table it was
+read from.
 """
 
 import math
@@ -14,27 +17,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from featlearn.analysis.criteria import agrees, allowed_gap
-from featlearn.analysis.formatting import significant
+from featlearn.analysis.formatting import interval, significant
 from featlearn.analysis.thresholds import FITTED
 
-REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED = (
+REPRODUCED, PARTLY, NOT_REPRODUCED, UNDETERMINED, NOT_TESTED = (
     "reproduced",
     "partly",
     "not reproduced",
+    "undetermined",
     "not tested at this scale",
 )
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED)
+VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, UNDETERMINED, NOT_TESTED)
 
 
-def closeness(value, error, target, tolerance):
-    """Verdict of value ± error against target: reproduced when they agree (``criteria.agrees``:
-    |Δ| ≤ max(2σ, tol)), partly within twice that (|Δ| ≤ 2·max(2σ, tol)), else not reproduced; a
-    missing value (None or NaN) is not tested."""
+def closeness(value, error, target, tolerance, interval=None):
+    """Verdict of value ± error (or its 95 % profile ``interval``) against target: reproduced when
+    they agree (``criteria.agrees``: |Δ| ≤ max(half-width, tol), the half-width 2σ or the interval's
+    side towards the target), partly within twice that, else not reproduced; a missing value (None
+    or NaN) is not tested."""
     if value is None or not math.isfinite(value):
         return NOT_TESTED
-    if agrees(value, error, target, tolerance):
+    if agrees(value, error, target, tolerance, interval):
         return REPRODUCED
-    return PARTLY if abs(value - target) <= 2 * allowed_gap(error, tolerance) else NOT_REPRODUCED
+    gap = allowed_gap(error, tolerance, value, target, interval)
+    return PARTLY if abs(value - target) <= 2 * gap else NOT_REPRODUCED
 
 
 def all_or_some(flags):
@@ -55,15 +61,51 @@ class Results:
     grokking: dict | None
 
 
+@dataclass
+class Threshold:
+    """A sweep's δ₅₀ at one d: value, s.e., 95 % profile interval (low, high) and the width."""
+
+    d: int
+    value: float
+    error: float
+    low: float
+    high: float
+    scale: float
+
+    @property
+    def interval(self):
+        return (self.low, self.high)
+
+    def half_widths(self):
+        """(below, above): the interval's sides, 2σ where a side is open."""
+        below, above = self.value - self.low, self.high - self.value
+        return (
+            below if math.isfinite(below) else 2 * self.error,
+            above if math.isfinite(above) else 2 * self.error,
+        )
+
+    def text(self):
+        return f"δ₅₀ = {_fmt(self.value)} {interval(self.low, self.high)} (d = {self.d})"
+
+
 def _fit(results, sweep, d=None):
-    """(d, δ₅₀, σ, scale) of a sweep's fit at d (default: its largest d with a fit)."""
+    """The sweep's ``Threshold`` at d (default: its largest d with a fit), or None."""
     rows = [r for r in results.read("thresholds.csv") if r.get("sweep") == sweep and r["status"] in FITTED]
     if d is not None:
         rows = [r for r in rows if int(r["d"]) == d]
     if not rows:
         return None
     row = max(rows, key=lambda r: r["d"])
-    return int(row["d"]), row["threshold"], row["threshold_err"], row["scale"]
+    keys = ("threshold", "threshold_err", "threshold_low", "threshold_high", "scale")
+    return Threshold(int(row["d"]), *(float(row[k]) for k in keys))
+
+
+def _difference(larger, smaller):
+    """(larger − smaller, the 95 % half-widths of the difference below and above it) from the two
+    thresholds' interval sides, combined in quadrature."""
+    lo_a, hi_a = larger.half_widths()
+    lo_b, hi_b = smaller.half_widths()
+    return larger.value - smaller.value, math.hypot(lo_a, hi_b), math.hypot(hi_a, lo_b)
 
 
 def _row(paper, measured, tolerance, verdict, source):
@@ -95,44 +137,56 @@ def claim_delta_alg(results, tol, paper):
     )
 
 
-def _extrapolations(results):
-    """{model: (chosen law's row, usable d count)} of ``finite_size_scaling.csv`` (docs/finite_size.md);
-    a model none of whose laws could be chosen maps to (None, count)."""
-    out = {}
-    for row in results.read("finite_size_scaling.csv"):
-        chosen, count = out.get(row["model"], (None, 0))
-        count = max(count, int(row["n_points"]) if row["law"] == "constant" else 0)
-        out[row["model"]] = (row if row["chosen"] is True else chosen, count)
-    return out
+def _finite_size(results):
+    """{model: its row of ``finite_size_summary.csv``} (docs/finite_size.md)."""
+    return {r["model"]: r for r in results.read("finite_size_summary.csv")}
 
 
-def _extrapolation_text(row, count):
-    if row is None:
-        return f"no law chosen ({count} d)"
-    interval = f"[{_fmt(row['delta_inf_low'])}, {_fmt(row['delta_inf_high'])}]"
-    return f"δ∞ = {_fmt(row['delta_inf'])} {interval} ({row['law']} law, {count} d)"
+def _d_range(row):
+    ds = [str(int(float(d))) for d in str(row["d_used"]).split(",")]
+    return f"d = {ds[0]}–{ds[-1]}" if len(ds) > 1 else f"d = {ds[0]}"
 
 
-def _sweep_extrapolation(results, sweep):
+def finite_size_text(row):
+    """What a model's finite-size analysis decides, in words: the slope per doubling and δ∞ where it
+    is identified; otherwise that the limit is not determined (with the one-sided bound the profile
+    gives) or not tested at this scale."""
+    slope = f"over {_d_range(row)} δ₅₀ rises {_fmt(row['slope'], 2)} "
+    slope += f"{interval(row['slope_low'], row['slope_high'], 2)} per doubling of d"
+    if not math.isfinite(row.get("slope", math.nan)):
+        slope = f"{_d_range(row)}"
+    status, low, high = row["limit_status"], row["delta_inf_low"], row["delta_inf_high"]
+    d_max = int(row["d_max"]) if math.isfinite(row["d_max"]) else 0
+    if status == "identified":
+        return f"{slope}; d → ∞: δ∞ ∈ {interval(low, high)} (identified by d ≤ {d_max})"
+    if status == "not identified":
+        level = f"{_fmt(100 * row.get('level', 0.95))} %"
+        bound = (
+            f"δ∞ > {_fmt(low)} at {level}"
+            if math.isfinite(low)
+            else f"δ∞ < {_fmt(high)} at {level}"
+            if math.isfinite(high)
+            else "no bound"
+        )
+        return f"{slope}; the limit is not determined by d ≤ {d_max} ({bound})"
+    return f"{slope}; the limit is not tested ({int(row['n_d'])} d)"
+
+
+def _sweep_finite_size(results, sweep):
     """The finite-size text of the model whose sweep is ``sweep`` ("" if none)."""
-    rows = {r["model"]: r["sweep"] for r in results.read("finite_size_scaling.csv")}
-    models = [m for m, s in rows.items() if s == sweep]
-    if not models:
-        return ""
-    row, count = _extrapolations(results)[models[0]]
-    return f"; d → ∞: {_extrapolation_text(row, count)}"
+    rows = [r for r in _finite_size(results).values() if r.get("sweep") == sweep]
+    return f"; {finite_size_text(rows[0])}" if rows else ""
 
 
 def claim_threshold(results, tol, sweep, target, key, label):
     fit = _fit(results, sweep)
-    measured = "no fit" if fit is None else f"δ₅₀ = {_fmt(fit[1])} ± {_fmt(fit[2], 2)} (d = {fit[0]})"
-    measured += _sweep_extrapolation(results, sweep)
+    measured = ("no fit" if fit is None else fit.text()) + _sweep_finite_size(results, sweep)
     return _row(
         f"{label} δ* ≈ {target:g}",
         measured,
         tol[key],
-        NOT_TESTED if fit is None else closeness(fit[1], fit[2], target, tol[key]),
-        "thresholds.csv",
+        NOT_TESTED if fit is None else closeness(fit.value, fit.error, target, tol[key], fit.interval),
+        "thresholds.csv, finite_size_summary.csv",
     )
 
 
@@ -160,7 +214,7 @@ def claim_sharpening(results, tol, sweeps):
 
 def claim_spectral_gain(results, tol, random, spectral):
     fit_s = _fit(results, spectral)
-    fit_r = _fit(results, random, d=fit_s[0]) if fit_s else None
+    fit_r = _fit(results, random, d=fit_s.d) if fit_s else None
     if not (fit_s and fit_r):
         return _row(
             "spectral initialisation lowers GD's threshold",
@@ -169,19 +223,14 @@ def claim_spectral_gain(results, tol, random, spectral):
             NOT_TESTED,
             "thresholds.csv",
         )
-    gain = fit_r[1] - fit_s[1]
-    error = math.hypot(fit_r[2], fit_s[2])
+    gain, below, _ = _difference(fit_r, fit_s)
     verdict = (
-        REPRODUCED
-        if gain - 2 * error >= tol["spectral_gain"]
-        else PARTLY
-        if gain > 2 * error
-        else NOT_REPRODUCED
+        REPRODUCED if gain - below >= tol["spectral_gain"] else PARTLY if gain > below else NOT_REPRODUCED
     )
     return _row(
         "spectral initialisation lowers GD's threshold",
-        f"δ₅₀ random {_fmt(fit_r[1])}, spectral {_fmt(fit_s[1])} (d = {fit_s[0]}): "
-        f"lower by {_fmt(gain)} ± {_fmt(error, 2)}",
+        f"δ₅₀ random {_fmt(fit_r.value)}, spectral {_fmt(fit_s.value)} (d = {fit_s.d}): "
+        f"lower by {_fmt(gain)}, 95 % lower bound {_fmt(gain - below)}",
         tol["spectral_gain"],
         verdict,
         "thresholds.csv",
@@ -197,8 +246,11 @@ def claim_nn_above_alg(results, tol, sweeps):
         if fit is None or not rows or rows[0]["link"] not in alg:
             parts.append(None)
             continue
-        parts.append(fit[1] - 2 * fit[2] > alg[rows[0]["link"]])
-        text.append(f"{sweep}: {_fmt(fit[1])} vs δ_alg {_fmt(alg[rows[0]['link']])}")
+        link = rows[0]["link"]
+        parts.append(fit.value - fit.half_widths()[0] > alg[link])
+        text.append(
+            f"{sweep}: {_fmt(fit.value)} [{_fmt(fit.low)}, {_fmt(fit.high)}] vs δ_alg {_fmt(alg[link])}"
+        )
     return _row(
         "δ_NN > δ_alg (GD needs more data than the optimal spectral method)",
         "; ".join(text),
@@ -285,13 +337,13 @@ def claim_width(results, tol, groups):
     parts, text = [], []
     for narrow, wide in groups:
         fit_w = _fit(results, wide)
-        fit_n = _fit(results, narrow, d=fit_w[0]) if fit_w else None
+        fit_n = _fit(results, narrow, d=fit_w.d) if fit_w else None
         if not (fit_n and fit_w):
             parts.append(None)
             continue
-        shift = fit_n[1] - fit_w[1]
-        parts.append(abs(shift) > 2 * math.hypot(fit_n[2], fit_w[2]))
-        text.append(f"{narrow} → {wide}: δ₅₀ {_fmt(fit_n[1])} → {_fmt(fit_w[1])} (d = {fit_n[0]})")
+        shift, below, above = _difference(fit_n, fit_w)
+        parts.append(shift > below or -shift > above)
+        text.append(f"{narrow} → {wide}: δ₅₀ {_fmt(fit_n.value)} → {_fmt(fit_w.value)} (d = {fit_n.d})")
     return _row(
         "the width m shifts the threshold",
         "; ".join(text) or "no common d",
@@ -354,9 +406,9 @@ def claim_theory_threshold(results, tol, paper):
         value = rows[model]["delta_nn_long_time"]
         parts.append(agrees(value, None, target, tol["theory_threshold"]))
         text.append(f"{model}: δ_NN(∞) = {_fmt(value)} (paper {target:g})")
-    gd = [f"{m}: {_extrapolation_text(row, count)}" for m, (row, count) in _extrapolations(results).items()]
+    gd = [f"{m}: {finite_size_text(row)}" for m, row in _finite_size(results).items()]
     if gd:
-        text.append("GD's d → ∞ threshold " + ", ".join(gd))
+        text.append("GD's threshold, " + "; ".join(gd))
     return _row(
         "δ_NN from the theory: " + ", ".join(f"{m} ≈ {t:g}" for m, t in paper.items()),
         "; ".join(text),
@@ -367,30 +419,39 @@ def claim_theory_threshold(results, tol, paper):
 
 
 def claim_limit(results, tol):
-    """GD's d → ∞ threshold is the theory's: per finite-size model with a δ_NN(∞), the chosen law's
-    bootstrap interval of δ∞ widened by the tolerance contains δ_NN(∞); reproduced if it does for
-    every model, partly for some (``all_or_some``).  A model with fewer than ``finite_size_points``
-    usable d is not tested: a law chosen by predicting the largest d needs more dimensions than the
-    quick scale has."""
-    theory = {r["model"]: r["delta_nn_long_time"] for r in results.read("finite_size_scaling.csv")}
-    parts, text = [], []
-    for model, (row, count) in _extrapolations(results).items():
-        limit = theory[model]
+    """GD's d → ∞ threshold is the theory's: per finite-size model with a δ_NN(∞)
+    (``finite_size_summary.csv``, docs/finite_size.md (F9)): where δ∞ is identified, its profile
+    interval widened by the tolerance must contain δ_NN(∞); where it is not, a one-sided bound that
+    excludes δ_NN(∞) by more than the tolerance contradicts the claim, and otherwise the model is
+    undetermined; below the usable d a limit needs, not tested.  Reproduced if every model agrees,
+    partly for some (``all_or_some``, undetermined models counting as unknown); undetermined when no
+    model decides and one is undetermined."""
+    parts, text, undetermined = [], [], False
+    for model, row in _finite_size(results).items():
+        limit = row["delta_nn_long_time"]
         if not math.isfinite(limit):
             continue
-        text.append(f"{model}: {_extrapolation_text(row, count)} vs δ_NN(∞) = {_fmt(limit)}")
-        if row is None or count < tol["finite_size_points"] or not math.isfinite(row["delta_inf_low"]):
+        text.append(f"{model}: {finite_size_text(row)} vs δ_NN(∞) = {_fmt(limit)}")
+        low, high = row["delta_inf_low"], row["delta_inf_high"]
+        gap = max(
+            low - limit if math.isfinite(low) else 0.0, limit - high if math.isfinite(high) else 0.0, 0.0
+        )
+        if row["limit_status"] == "identified":
+            parts.append(gap <= tol["finite_size"])
+        elif row["limit_status"] == "not identified" and gap > tol["finite_size"]:
+            parts.append(False)
+        else:
+            undetermined |= row["limit_status"] == "not identified"
             parts.append(None)
-            continue
-        gap = max(row["delta_inf_low"] - limit, limit - row["delta_inf_high"], 0.0)
-        parts.append(gap <= tol["finite_size"])
     verdict = all_or_some(parts)
+    if verdict == NOT_TESTED and undetermined:
+        verdict = UNDETERMINED
     return _row(
         "GD's d → ∞ threshold is the theory's δ_NN(∞) (the phase transition the theory locates)",
         "; ".join(text) or "no finite-size model with a theory value",
         tol["finite_size"],
         verdict,
-        "finite_size_scaling.csv",
+        "finite_size_summary.csv",
     )
 
 

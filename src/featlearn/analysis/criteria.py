@@ -13,20 +13,31 @@ def negative_aligned(eigenvalue, overlap2):
     return (eigenvalue < 0) & (overlap2 >= ALIGNED_OVERLAP2)
 
 
-def allowed_gap(error, tolerance):
-    """The largest |value − target| that still agrees: max(2σ, tolerance), with σ = ``error``; a
-    missing σ (None or NaN, as for an exact number) counts as 0."""
-    sigma = error if error is not None and math.isfinite(error) else 0.0
-    return max(2 * sigma, tolerance)
+def half_width(value, error, target, interval=None):
+    """How far ``target`` may lie from a measured ``value`` on its side: from the 95 % profile interval
+    (low, high) of the measurement, high − value when the target is above, value − low below; 2σ
+    (σ = ``error``) where no interval is given or that side is open (NaN); a missing σ counts as 0."""
+    if interval is not None:
+        side = interval[1] - value if target > value else value - interval[0]
+        if math.isfinite(side):
+            return side
+    return 2 * error if error is not None and math.isfinite(error) else 0.0
 
 
-def agrees(value, error, target, tolerance):
+def allowed_gap(error, tolerance, value=None, target=None, interval=None):
+    """The largest |value − target| that still agrees: max(half-width, tolerance) (``half_width``:
+    2σ, or the profile interval's side when ``interval`` is given)."""
+    return max(half_width(value, error, target, interval), tolerance)
+
+
+def agrees(value, error, target, tolerance, interval=None):
     """The verdict rule: a value ± σ (``error``) agrees with ``target`` when
 
         |value − target| ≤ max(2σ, tolerance)                                  (:func:`allowed_gap`)
 
-    that is, within two standard errors, but never required closer than the tolerance.  A missing
-    value (None or NaN) agrees with nothing."""
+    that is, within two standard errors (or inside the 95 % profile ``interval`` (low, high) when one
+    is given), but never required closer than the tolerance.  A missing value (None or NaN) agrees
+    with nothing."""
     if value is None or not math.isfinite(value):
         return False
-    return bool(abs(value - target) <= allowed_gap(error, tolerance))
+    return bool(abs(value - target) <= allowed_gap(error, tolerance, value, target, interval))

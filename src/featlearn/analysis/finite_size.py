@@ -1,338 +1,50 @@
-"""Finite-size scaling of GD's empirical threshold: where δ₅₀(d) goes as d → ∞ (docs/finite_size.md).
+"""Finite-size analysis of GD's empirical threshold δ₅₀(d): what the cells of d ≤ d_max decide about
+its growth and its limit d → ∞ (docs/finite_size.md, eqs. (F1)–(F12)).
 
 Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.csv``, see
-``featlearn.analysis.sweeps.cell_summary``; as in ``sweeps.threshold_rows`` the trials used are
-``trials − diverged`` when a ``diverged`` column is present).  Per d the binomial logistic fit of
-``featlearn.analysis.thresholds.fit_logistic`` (docs/model.md, eq. (M10)) gives δ₅₀(d) ± σ_d and the
-width w(d) = s(d) ± σ_w(d).  Only d whose logistic fit has a δ₅₀ (status "ok" or "firth") and a finite,
-positive σ_d enter the laws, the bootstrap and the collapse.
+``featlearn.analysis.sweeps.cell_summary``; the trials used are ``trials − diverged`` when a
+``diverged`` column is present).  A d enters the laws when its own logistic fit
+(``thresholds.fit_logistic``, docs/model.md (M10)) has a δ₅₀: status "ok" or "firth", finite error.
 
-Candidate laws (ln = natural logarithm, θ the parameter vector):
-
-    (F1a) "constant":  δ₅₀(d) = δ∞                          θ = (δ∞),
-    (F1b) "log":       δ₅₀(d) = δ∞ − c / ln d                θ = (δ∞, c),
-    (F1c) "power":     δ₅₀(d) = δ∞ − c d^(−ν),  ν ∈ [0.05, 3]  θ = (δ∞, c, ν).
-
-Fit (F2): weighted least squares, χ²(θ) = Σ_d (δ₅₀(d) − f(d; θ))² / σ_d², with absolute weights
-1/σ_d² (the covariance is *not* rescaled by χ²/dof).  Covariance Σ = (JᵀJ)⁻¹ with J_dj = ∂f(d)/∂θ_j / σ_d
-the whitened Jacobian at the minimum; dof = N − p.  (F1a) and (F1b) are linear in θ and solved in
-closed form, so (F1a) gives the inverse-variance weighted mean δ∞ = Σ w_d δ₅₀(d) / Σ w_d,
-w_d = 1/σ_d², with s.e. 1/√(Σ w_d).  (F1c) is linear in (δ∞, c) at fixed ν: the profile χ²(ν) is
-scanned on a geometric grid of ν, and the best grid point is refined by bounded least squares in all
-three parameters.  When ν ends on a bound the status says so and the covariance is that of (δ∞, c)
-at that ν (ν's error NaN).  A law needs N > p points; with fewer it returns NaN and a status saying
-so.  A singular JᵀJ (e.g. c ≈ 0, so ν is not identified) keeps the estimates but NaN errors.
-
-Parametric bootstrap of δ∞ (F3): for each replicate b and each d, k*_{d,i} ~ Binomial(n_{d,i}, p̂_{d,i})
-with p̂_{d,i} = 1/(1 + exp(−(δ_i − δ₅₀(d))/s(d))) the *fitted* logistic of that d (not the observed
-fraction k/n: a 0/n or n/n cell would be resampled as 0/n or n/n every time, freezing the tails of
-the curve and understating the spread of δ₅₀); refit the logistic per d, refit each law on the
-replicate's (δ₅₀*, σ*_d) and take the percentile interval [q_{(1−L)/2}, q_{(1+L)/2}] (L = level, 95 %
-by default) of the replicates' δ∞*.  A replicate is dropped and counted when a per-d logistic fit
-fails (then for every law) or when the law's refit has no finite δ∞ (for that law).  The generator
-is ``numpy.random.default_rng(seed)`` with ``seed`` a tuple of integers.
-
-Leave the largest d out (F4): fit each law on all d but the largest, d★, and predict there:
-    (F4a) δ̂(d★) = f(d★; θ̂),   σ_pred² = g ᵀ Σ g,   g_j = ∂f(d★; θ̂)/∂θ_j,
-    (F4b) z = (δ₅₀(d★) − δ̂(d★)) / √(σ_pred² + σ_d★²).
-The chosen law is the one with the smallest |z| among the laws fitted (finite z) on the reduced set;
-ties (|z| equal to 1e-9 relative) go to fewer parameters.
-
-Collapse (F5): every cell maps to x = (δ − δ₅₀(d)) / w(d) and the observed fraction k/n.  If one
-logistic scaling form describes all d, the points follow P(x) = 1/(1 + e^(−x)).  Quality (F6): the
-binomial deviance against that single curve,
-    D = Σ_i 2 [k_i ln(k_i / (n_i P(x_i))) + (n_i − k_i) ln((n_i − k_i) / (n_i (1 − P(x_i))))]
-(0 ln 0 = 0), reported per point and per degree of freedom.  With the measured per-d δ₅₀ and w
-(2 parameters per d) the maximum-likelihood D is exactly the sum of the per-d logistic deviances,
-dof = N − 2 N_d, and D/dof ≈ 1 tests that *each* d has the logistic shape — not how w scales with d.
-The width law (F7) w(d) = w₀ d^(−μ), fitted by weighted least squares on ln w with σ = σ_w/w, gives
-a second collapse x̃ = (δ − δ₅₀(d)) / (w₀ d^(−μ)) whose deviance (dof ≈ N − N_d − 2; approximate, as
-w₀, μ are fitted to the widths rather than to the counts) also tests the scaling of the width.  The
-χ² approximation of D (E[D] ≈ dof) needs n_i p_i(1 − p_i) not too small.
+- Per d: δ₅₀ with its profile interval (F3), Firth-penalised where the point estimate is.
+- Laws of δ₅₀(d) (F4) fitted by the joint binomial likelihood of every cell (``scaling_laws``), a
+  free width per d; compared by likelihood ratios and AICc (F6); each checked by predicting the
+  largest d from the others (F8, a diagnostic).
+- What the data determine: the slope per doubling (linear law), the curvature (quadratic law), the
+  width exponent (F7, ``width_scaling``), each with its profile interval (F5).
+- δ∞ (F9): identified only when the profile interval of every limit law (power, log; their
+  nuisance shape profiled to the linear limit, ν → 0 or d₀ → 0) closes inside the declared range
+  (0, ``range_factor`` × max δ₅₀(d)] and every limit law passes its leave-out within 2σ; then the
+  union of their intervals.  Otherwise "not identified", with the one-sided bound the profile gives.
+  Fewer than ``min_points`` usable d: "not tested" (a limit law's leave-out needs them).
+- A parametric bootstrap (F10) resamples every cell from the best-fitting law (the largest
+  likelihood), refits the asymptotic laws and chooses among them by AICc: the frequency of each
+  choice and the percentile interval of δ∞ over the replicates, ±∞ where the choice has no limit.
 """
 
-from dataclasses import dataclass, field
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special, stats
 
+from featlearn.analysis import scaling_laws as sl
 from featlearn.analysis.thresholds import FITTED, fit_logistic
+from featlearn.analysis.width_profile import WidthProfile, delta50_interval, profile_over_width
+from featlearn.analysis.width_scaling import fit_width_law
 
-LAWS = ("constant", "log", "power")
-"""Candidate laws for δ₅₀(d), eqs. (F1a)–(F1c), in order of increasing number of parameters."""
-
-N_PARAMS = {"constant": 1, "log": 2, "power": 3}
-
-NU_BOUNDS = (0.05, 3.0)
-"""Bounds on the exponent ν of the power law (F1c)."""
-
-NU_GRID = np.geomspace(*NU_BOUNDS, 61)
-"""Profile-χ² grid of ν that seeds the power-law refinement."""
-
-_COND_MAX = 1e13
+LAWS = sl.LAWS
+ASYMPTOTIC = ("constant", "linear", "power", "log")
+"""The laws that say where δ₅₀ goes as d → ∞ (a limit, or growth without one), among which AICc
+chooses (F6), (F10); the quadratic law only measures the curvature inside the range of d."""
+LEAVE_OUT_MAX = 2.0
+"""|z| of the leave-out (F8) beyond which a law is never reported as a limit."""
 
 
-# --------------------------------------------------------------------------------------------- laws
-
-
-def law_value(law, d, params):
-    """f(d; θ) of eqs. (F1a)–(F1c)."""
-    d = np.asarray(d, dtype=float)
-    if law == "constant":
-        return np.full_like(d, params[0])
-    if law == "log":
-        return params[0] - params[1] / np.log(d)
-    if law == "power":
-        return params[0] - params[1] * d ** (-params[2])
-    raise ValueError(f"unknown law {law!r}")
-
-
-def law_gradient(law, d, params):
-    """∂f(d; θ)/∂θ_j, shape (len(d), p): the Jacobian of (F2) and the gradient g of (F4a)."""
-    d = np.atleast_1d(np.asarray(d, dtype=float))
-    if law == "constant":
-        return np.ones((d.size, 1))
-    if law == "log":
-        return np.column_stack([np.ones_like(d), -1.0 / np.log(d)])
-    if law == "power":
-        dn = d ** (-params[2])
-        return np.column_stack([np.ones_like(d), -dn, params[1] * dn * np.log(d)])
-    raise ValueError(f"unknown law {law!r}")
-
-
-@dataclass
-class LawFit:
-    """One weighted least-squares fit (F2) of a law; NaN where a parameter is absent or not fitted."""
-
-    law: str
-    delta_inf: float
-    delta_inf_err: float
-    c: float
-    c_err: float
-    nu: float
-    nu_err: float
-    chi2: float
-    dof: int
-    n_points: int
-    status: str
-    params: tuple = field(default=(), repr=False)
-    cov: np.ndarray = field(default=None, repr=False)
-
-    def as_dict(self):
-        """The scalar fields (no θ vector, no covariance matrix)."""
-        keys = ("law", "delta_inf", "delta_inf_err", "c", "c_err", "nu", "nu_err", "chi2", "dof")
-        return {k: getattr(self, k) for k in (*keys, "n_points", "status")}
-
-
-def _law_fit(law, params, cov, chi2, n, status):
-    p = N_PARAMS[law]
-    params = np.full(p, np.nan) if params is None else np.asarray(params, dtype=float)
-    cov = np.full((p, p), np.nan) if cov is None else cov
-    err = np.sqrt(np.where(np.diag(cov) >= 0, np.diag(cov), np.nan))
-    padded, padded_err = np.full(3, np.nan), np.full(3, np.nan)
-    padded[:p], padded_err[:p] = params, err
-    return LawFit(
-        law,
-        float(padded[0]),
-        float(padded_err[0]),
-        float(padded[1]),
-        float(padded_err[1]),
-        float(padded[2]),
-        float(padded_err[2]),
-        float(chi2),
-        int(max(n - p, 0)),
-        int(n),
-        status,
-        tuple(float(v) for v in params),
-        cov,
-    )
-
-
-def _covariance(jac):
-    """(JᵀJ)⁻¹, or None when JᵀJ is (numerically) singular; the condition number is that of the
-    column-equilibrated JᵀJ, so that a parameter's units (e.g. c multiplying d^(−3)) do not count."""
-    if not np.isfinite(jac).all():
-        return None
-    norm = np.linalg.norm(jac, axis=0)
-    if not (norm > 0).all():
-        return None
-    scaled = jac / norm
-    info = scaled.T @ scaled
-    if np.linalg.cond(info) > _COND_MAX:
-        return None
-    return np.linalg.inv(info) / np.outer(norm, norm)
-
-
-def _linear_wls(design, y, err):
-    """Weighted linear least squares: θ, covariance (None if singular), χ²."""
-    a, b = design / err[:, None], y / err
-    cov = _covariance(a)
-    if cov is None:
-        theta = np.linalg.lstsq(a, b, rcond=None)[0]
-    else:
-        theta = cov @ (a.T @ b)
-    return theta, cov, float(np.sum((b - a @ theta) ** 2))
-
-
-def _fit_power(d, y, err):
-    """(F1c): profile χ²(ν) on ``NU_GRID``, then bounded least squares in (δ∞, c, ν)."""
-    best = None
-    for nu in NU_GRID:
-        theta, _, chi2 = _linear_wls(law_gradient("power", d, (0.0, 0.0, nu))[:, :2], y, err)
-        if best is None or chi2 < best[1]:
-            best = (np.array([theta[0], theta[1], nu]), chi2)
-    res = optimize.least_squares(
-        lambda t: (y - law_value("power", d, t)) / err,
-        best[0],
-        jac=lambda t: -law_gradient("power", d, t) / err[:, None],
-        bounds=([-np.inf, -np.inf, NU_BOUNDS[0]], [np.inf, np.inf, NU_BOUNDS[1]]),
-        method="trf",
-        x_scale="jac",
-        xtol=1e-15,
-        ftol=1e-15,
-        gtol=1e-15,
-        max_nfev=2000,
-    )
-    theta, chi2 = res.x, float(2 * res.cost)
-    if chi2 > best[1]:  # never worse than the grid
-        theta, chi2 = best
-    jac = law_gradient("power", d, theta) / err[:, None]
-    status = "ok"
-    bound = res.active_mask[2] if chi2 == 2 * res.cost else 0
-    if bound == 0 and np.isclose(theta[2], NU_BOUNDS, rtol=0, atol=1e-9).any():
-        bound = -1 if np.isclose(theta[2], NU_BOUNDS[0], rtol=0, atol=1e-9) else 1
-    if bound != 0:
-        status = "nu at lower bound" if bound < 0 else "nu at upper bound"
-        sub = _covariance(jac[:, :2])  # ν held at its bound
-        cov = None
-        if sub is not None:
-            cov = np.full((3, 3), np.nan)
-            cov[:2, :2] = sub
-    else:
-        cov = _covariance(jac)
-    return theta, cov, chi2, status
-
-
-def fit_law(law, d, delta50, delta50_err):
-    """Weighted least-squares fit (F2) of law (F1a)/(F1b)/(F1c) to δ₅₀(d) ± σ_d.
-
-    Points with a non-finite δ₅₀ or a non-finite / non-positive σ_d are left out.  Needs more points
-    than parameters ("too few points" otherwise, all NaN).  Status "ok"; "nu at lower/upper bound"
-    (power law; ν's error NaN, δ∞ and c conditional on ν); "singular covariance" (estimates kept,
-    errors NaN).
-    """
-    d, y, err = (np.asarray(v, dtype=float) for v in (d, delta50, delta50_err))
-    keep = np.isfinite(d) & np.isfinite(y) & np.isfinite(err) & (err > 0)
-    d, y, err = d[keep], y[keep], err[keep]
-    p, n = N_PARAMS[law], int(d.size)
-    if n <= p:
-        return _law_fit(law, None, None, np.nan, n, f"too few points ({n} <= {p} parameters)")
-    if law == "power":
-        theta, cov, chi2, status = _fit_power(d, y, err)
-    else:
-        theta, cov, chi2 = _linear_wls(law_gradient(law, d, None), y, err)
-        status = "ok"
-    if cov is None:
-        status = "singular covariance"
-    return _law_fit(law, theta, cov, chi2, n, status)
-
-
-def predict(fit, d):
-    """(F4a): f(d; θ̂) and its standard error √(gᵀ Σ g) (NaN when the fit has no covariance)."""
-    d = np.atleast_1d(np.asarray(d, dtype=float))
-    if not np.isfinite(fit.delta_inf):
-        return np.full(d.size, np.nan), np.full(d.size, np.nan)
-    theta = np.asarray(fit.params)
-    value = law_value(fit.law, d, theta)
-    grad = law_gradient(fit.law, d, theta)
-    cov = np.where(np.isnan(fit.cov), 0.0, fit.cov) if fit.status.startswith("nu at") else fit.cov
-    var = np.einsum("ij,jk,ik->i", grad, cov, grad)
-    return value, np.sqrt(np.where(var >= 0, var, np.nan))
-
-
-def law_curves(model, d, delta50, delta50_err, laws=LAWS, points=60, reach=8.0):
-    """Rows (model, law, d, value, err) of each law fitted to (d, δ₅₀ ± σ) and its standard error
-    (F4a) on a geometric grid from min(d)/1.5 to reach·max(d): the curves and bands the figure
-    draws (no row for a law that could not be fitted)."""
-    if len(d) == 0:
-        return []
-    grid = np.geomspace(min(d) / 1.5, reach * max(d), points)
-    rows = []
-    for law in laws:
-        fit = fit_law(law, d, delta50, delta50_err)
-        if not np.isfinite(fit.delta_inf):
-            continue
-        value, err = predict(fit, grid)
-        rows += [
-            {"model": model, "law": law, "d": float(x), "value": float(v), "err": float(e)}
-            for x, v, e in zip(grid, value, err, strict=True)
-        ]
-    return rows
-
-
-# ---------------------------------------------------------------------------------------- leave-out
-
-
-@dataclass
-class LeaveOut:
-    """(F4): a law fitted without the largest d, its prediction there against the measurement."""
-
-    law: str
-    d_left_out: float
-    predicted: float
-    predicted_err: float
-    measured: float
-    measured_err: float
-    error_sigma: float
-    status: str
-
-    def as_dict(self):
-        return dict(vars(self))
-
-
-def leave_largest_out(d, delta50, delta50_err, laws=LAWS):
-    """(F4a)–(F4b) for each law: fit on all usable d but the largest, predict at the largest."""
-    d, y, err = (np.asarray(v, dtype=float) for v in (d, delta50, delta50_err))
-    keep = np.isfinite(d) & np.isfinite(y) & np.isfinite(err) & (err > 0)
-    d, y, err = d[keep], y[keep], err[keep]
-    out = []
-    if d.size == 0:
-        return [LeaveOut(law, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, "no points") for law in laws]
-    last = int(np.argmax(d))
-    rest = np.arange(d.size) != last
-    for law in laws:
-        fit = fit_law(law, d[rest], y[rest], err[rest])
-        value, se = predict(fit, d[last])
-        z = (y[last] - value[0]) / np.sqrt(se[0] ** 2 + err[last] ** 2)
-        out.append(
-            LeaveOut(
-                law,
-                float(d[last]),
-                float(value[0]),
-                float(se[0]),
-                float(y[last]),
-                float(err[last]),
-                float(z),
-                fit.status,
-            )
-        )
-    return out
-
-
-def choose_law(leave_outs):
-    """The law with the smallest |z| of (F4b) among those with a finite z (ties → fewer parameters);
-    None when no law could be fitted on the reduced set."""
-    scored = [
-        (abs(lo.error_sigma), N_PARAMS[lo.law], lo.law) for lo in leave_outs if np.isfinite(lo.error_sigma)
-    ]
-    if not scored:
-        return None
-    best = min(s for s, _, _ in scored)
-    tied = [t for t in scored if t[0] <= best * (1 + 1e-9) + 1e-300]
-    return min(tied, key=lambda t: t[1])[2]
-
-
-# ------------------------------------------------------------------------------------------- cells
+# -------------------------------------------------------------------------------------------- cells
 
 
 @dataclass
@@ -372,71 +84,503 @@ def _usable(fit):
     return fit.status in FITTED and np.isfinite(fit.delta50_err) and fit.delta50_err > 0
 
 
-def usable_thresholds(fits):
-    """Arrays (d, δ₅₀, σ_d) of the d whose logistic fit has a δ₅₀ with a finite positive error."""
-    ds = [d for d, f in sorted(fits.items()) if _usable(f)]
-    return (
-        np.array(ds, dtype=float),
-        np.array([fits[d].delta50 for d in ds]),
-        np.array([fits[d].delta50_err for d in ds]),
+def usable(fits):
+    """The d whose logistic fit has a δ₅₀ with a finite positive error, in increasing order."""
+    return [d for d, f in sorted(fits.items()) if _usable(f)]
+
+
+def per_d_rows(model, cells, fits, level):
+    """Per d: δ₅₀ ± s.e., its profile interval (F3) (Firth's where the fit is), the width ± s.e., the
+    fit's status, the δ points and the censored trials among that d's cells."""
+    rows = []
+    for d, f in sorted(fits.items()):
+        c = cells[d]
+        low, high = delta50_interval(c.delta, c.successes, c.trials, f.delta50, f.status == "firth", level)
+        rows.append(
+            {
+                "model": model,
+                "d": int(d),
+                "delta50": f.delta50,
+                "delta50_err": f.delta50_err,
+                "delta50_low": low,
+                "delta50_high": high,
+                "width": f.scale,
+                "width_err": f.scale_err,
+                "status": f.status,
+                "n_delta": int(c.delta.size),
+                "trials": int(c.trials.sum()),
+                "censored": int(c.censored.sum()),
+                "censored_cells": int(np.count_nonzero(c.censored)),
+            }
+        )
+    return rows
+
+
+# ------------------------------------------------------------------------------------------- joint
+
+
+def joint_likelihood(cells, ds):
+    """``scaling_laws.JointLikelihood`` of the cells of the d in ``ds`` (F2)."""
+    return sl.JointLikelihood(
+        {int(d): WidthProfile.from_cells(cells[d].delta, cells[d].successes, cells[d].trials) for d in ds}
     )
+
+
+def _free(law_fit):
+    """Indices of a fit's parameters that are not held at a bound (a shape at the linear limit)."""
+    if law_fit.law in sl.LIMIT_LAWS and sl.at_linear_limit(law_fit.params[2]):
+        return [0, 1]
+    return list(range(len(law_fit.params)))
+
+
+def prediction(like, law_fit, d):
+    """(F8a): f(d; θ̂) and its standard error √(gᵀ Σ g), Σ the inverse of the observed information
+    −∂²ℓ/∂θ² of the joint likelihood by central differences (a shape at the linear limit held
+    fixed), g = ∂f/∂θ; the error is NaN when the information is not positive definite."""
+    theta = np.array(law_fit.params, dtype=float)
+    free = _free(law_fit)
+    t = np.log2(d / like.d_ref)
+    value = float(sl.law_value(law_fit.law, t, theta))
+    steps = 1e-4 * np.maximum(np.abs(theta), 1e-2)
+
+    def loglik(x):
+        return float(like.at(sl.law_value(law_fit.law, like.t, x)))
+
+    def shifted(pairs):
+        x = theta.copy()
+        for j, sign in pairs:
+            x[j] += sign * steps[j]
+        return x
+
+    info = np.zeros((len(free), len(free)))
+    grad = np.zeros(len(free))
+    for a, i in enumerate(free):
+        grad[a] = (
+            sl.law_value(law_fit.law, t, shifted([(i, 1)])) - sl.law_value(law_fit.law, t, shifted([(i, -1)]))
+        ) / (2 * steps[i])
+        for b, j in enumerate(free):
+            corners = [loglik(shifted([(i, si), (j, sj)])) * si * sj for si in (1, -1) for sj in (1, -1)]
+            info[a, b] = -sum(corners) / (4 * steps[i] * steps[j])
+    try:
+        np.linalg.cholesky(info)
+    except np.linalg.LinAlgError:
+        return value, np.nan
+    return value, float(np.sqrt(grad @ np.linalg.solve(info, grad)))
+
+
+def leave_largest_out(cells, ds, law):
+    """(F8): the law fitted on every usable d but the largest, d★, and its prediction there against
+    the measurement: z = (δ̂₅₀(d★) − f(d★; θ̂)) / √(σ_pred² + σ★²), σ★ the Gaussian width of d★'s
+    profile; NaN with a status where the other d are too few for the law."""
+    d_star = ds[-1]
+    out = {"d_left_out": float(d_star), "loo_predicted": np.nan, "loo_predicted_err": np.nan}
+    star = WidthProfile.from_cells(cells[d_star].delta, cells[d_star].successes, cells[d_star].trials)
+    out |= {"loo_measured": star.peak, "loo_measured_err": star.curvature_error(), "loo_z": np.nan}
+    if len(ds) - 1 < sl.MIN_D[law]:
+        return out | {"loo_status": f"too few d ({len(ds) - 1})"}
+    reduced = joint_likelihood(cells, ds[:-1])
+    law_fit = sl.fit(reduced, law)
+    value, err = prediction(reduced, law_fit, d_star)
+    z = (star.peak - value) / math.hypot(err, out["loo_measured_err"])
+    return out | {"loo_predicted": value, "loo_predicted_err": err, "loo_z": z, "loo_status": "ok"}
+
+
+def information_criteria(fits, n_obs):
+    """(F6): {law: (AICc, ΔAICc, Akaike weight)} of the fitted laws (k = law's parameters + one width
+    per d, n = cells)."""
+    scores = {law: sl.aicc(f.loglik, f.n_params, n_obs) for law, f in fits.items() if f.status == "ok"}
+    best = min(scores.values(), default=np.inf)
+    weights = {law: math.exp(-0.5 * (v - best)) if np.isfinite(v) else 0.0 for law, v in scores.items()}
+    total = sum(weights.values())
+    return {law: (v, v - best, weights[law] / total if total else np.nan) for law, v in scores.items()}
+
+
+NESTED_IN = {
+    "linear": ("constant", False),
+    "quadratic": ("linear", False),
+    "power": ("linear", True),
+    "log": ("linear", True),
+}
+"""Each law's nested simpler law (F6) and whether the nesting point is a boundary (the shape 0, where
+the likelihood ratio is ½χ²₀ + ½χ²₁ and its p-value halves)."""
+
+
+def nested_p_value(fits, law):
+    """p-value of the likelihood ratio of ``law`` against the law nested in it (F6); NaN if either is
+    not fitted."""
+    if law not in NESTED_IN or law not in fits or NESTED_IN[law][0] not in fits:
+        return np.nan
+    simpler, boundary = NESTED_IN[law]
+    lr = 2 * max(fits[law].loglik - fits[simpler].loglik, 0.0)
+    p = float(stats.chi2.sf(lr, 1))
+    return 0.5 * p if boundary else p
 
 
 # ---------------------------------------------------------------------------------------- bootstrap
 
 
-@dataclass
-class BootstrapCI:
-    """(F3): percentile interval of δ∞ over the kept replicates, their spread, and the counts."""
-
-    law: str
-    low: float
-    high: float
-    std: float
-    n_kept: int
-    n_failed: int
-
-    def as_dict(self):
-        return dict(vars(self))
+def fit_laws(like, laws):
+    """{law: Fit} of the laws that ``like``'s usable d suffice for (``scaling_laws.MIN_D``)."""
+    return {law: sl.fit(like, law) for law in laws if like.t.size >= sl.MIN_D[law]}
 
 
-def bootstrap_delta_inf(cells, laws=LAWS, n_boot=200, seed=(0,), level=0.95, fits=None):
-    """(F3): {law: BootstrapCI} from resampling every usable d's cells from its fitted logistic.
+def choose(fits, laws, n_obs):
+    """The AICc choice (F6) among ``laws`` (ties to fewer parameters)."""
+    criteria = information_criteria({law: f for law, f in fits.items() if law in laws}, n_obs)
+    return min(criteria, key=lambda law: (criteria[law][0], sl.N_PARAMS[law]))
 
-    The replicates are shared between the laws (one set of resampled counts and logistic refits per
-    replicate).  ``seed`` is a tuple of integers for ``numpy.random.default_rng``.
-    """
-    fits = per_d_fits(cells) if fits is None else fits
-    ds = [d for d in sorted(cells) if d in fits and _usable(fits[d])]
+
+def _chosen_limit(law_fit, t_max):
+    """δ∞ of a bootstrap choice: the law's limit; for a law without one ±∞, the sign of its slope at
+    the largest d (t_max doublings above the smallest)."""
+    if law_fit.law in ("linear", "quadratic"):
+        curvature = law_fit.params[2] if law_fit.law == "quadratic" else 0.0
+        return math.copysign(math.inf, law_fit.params[1] + 2 * curvature * t_max)
+    return law_fit.delta_inf
+
+
+def bootstrap_law_choice(cells, ds, generator, like, laws, n_boot, seed, level):
+    """(F10): ``n_boot`` replicates k* ~ Binomial(n, σ(β̂_d (δ − f(t_d; θ̂)))) of every cell of the
+    usable d, θ̂ the ``generator`` fit and β̂_d its profiled widths; in each the laws are refitted and
+    chosen by AICc.  Returns the choice frequencies, the fraction without a limit and the
+    percentile interval of the chosen δ∞ (±∞ kept in the order statistics)."""
     rng = np.random.default_rng(list(seed))
-    p_hat = {d: 1.0 / (1.0 + np.exp(-(cells[d].delta - fits[d].delta50) / fits[d].scale)) for d in ds}
-    values = {law: [] for law in laws}
-    failed = dict.fromkeys(laws, 0)
+    centres = sl.law_value(generator.law, like.t, generator.params)
+    p_hat = {}
+    for d, m in zip(ds, centres, strict=True):
+        c = cells[d]
+        beta = profile_over_width(c.delta, c.successes, c.trials, m)[1][0]
+        p_hat[d] = special.expit(beta * (c.delta - m))
+    n_obs = sum(cells[d].delta.size for d in ds)
+    chosen, limits, failed = [], [], 0
     for _ in range(n_boot):
-        refits = [
-            fit_logistic(cells[d].delta, rng.binomial(cells[d].trials, p_hat[d]), cells[d].trials) for d in ds
-        ]
-        if not ds or not all(_usable(f) for f in refits):
-            for law in laws:
-                failed[law] += 1
+        resampled = {
+            d: Cells(cells[d].delta, rng.binomial(cells[d].trials, p_hat[d]), cells[d].trials) for d in ds
+        }
+        if any(c.successes.sum() in (0, c.trials.sum()) for c in resampled.values()):
+            failed += 1
             continue
-        y = np.array([f.delta50 for f in refits])
-        err = np.array([f.delta50_err for f in refits])
-        for law in laws:
-            fit = fit_law(law, ds, y, err)
-            if np.isfinite(fit.delta_inf):
-                values[law].append(fit.delta_inf)
-            else:
-                failed[law] += 1
+        fits = fit_laws(joint_likelihood(resampled, ds), laws)
+        law = choose(fits, laws, n_obs)
+        chosen.append(law)
+        limits.append(_chosen_limit(fits[law], like.t[-1]))
+    out = {"boot_kept": len(limits), "boot_failed": failed}
+    out |= {f"boot_{law}": chosen.count(law) / len(chosen) if chosen else np.nan for law in laws}
+    values = np.sort(np.array(limits, dtype=float))
+    if values.size < 2:
+        return out | {"boot_no_limit": np.nan, "boot_low": np.nan, "boot_high": np.nan}
+    q = [
+        int(np.floor((values.size - 1) * (1 - level) / 2)),
+        int(np.ceil((values.size - 1) * (1 + level) / 2)),
+    ]
+    return out | {
+        "boot_no_limit": float(np.mean(~np.isfinite(values))),
+        "boot_low": float(values[q[0]]),
+        "boot_high": float(values[q[1]]),
+    }
+
+
+# ------------------------------------------------------------------------------- what would decide
+
+
+DECIDE_DOUBLINGS = 6
+"""Doublings of the largest d a design may add (d_max·2, …, d_max·2⁶)."""
+
+DECIDE_TRIALS = (30, 100, 300)
+"""Trials per cell of a design."""
+
+DECIDE_OFFSETS = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
+"""Cells of a design's new d: its centre ± these multiples of its spread (F13)."""
+
+DECIDE_SIGMA = 2.0
+"""The separation a design must reach under both readings."""
+
+
+def readings(like, law_fits, delta_nn):
+    """(F13) The two readings of the data, as δ₅₀(d): "δ∞ = δ_NN(∞)" (the limit law whose profile
+    maximum at D = δ_NN(∞) is the better, at that maximum) and "growth ∝ log d" (the linear fit)."""
+    t_of = lambda d: np.log2(np.asarray(d, dtype=float) / like.d_ref)  # noqa: E731
+    top, c, shape, law = max((*sl.limit_curve(like, law, delta_nn), law) for law in sl.LIMIT_LAWS)
+    linear = law_fits["linear"]
+    return (
+        lambda d: delta_nn - c * sl.decay(law, t_of(d), shape),
+        lambda d: sl.law_value("linear", t_of(d), linear.params),
+    )
+
+
+def _expected_cells(cells, ds, centre, new):
+    """Expected (Asimov) counts k = n σ((δ − centre(d))/w) at the measured cells (their widths the
+    profile's at centre(d)) and at the new ones ({d: (δ, trials, width)})."""
     out = {}
-    for law in laws:
-        v = np.array(values[law])
-        if v.size >= 2:
-            low, high = np.percentile(v, [50 * (1 - level), 50 * (1 + level)])
-            std = float(np.std(v, ddof=1))
+    for d in ds:
+        c = cells[d]
+        beta = profile_over_width(c.delta, c.successes, c.trials, centre(d))[1][0]
+        out[d] = Cells(c.delta, c.trials * special.expit(beta * (c.delta - centre(d))), c.trials)
+    for d, (delta, trials, width) in new.items():
+        n = np.full(delta.size, float(trials))
+        out[d] = Cells(delta, n * special.expit((delta - centre(d)) / width), n)
+    return out
+
+
+def separations(cells, ds, limit, growth, delta_nn, new):
+    """(F13) Expected separations (σ = √LR on Asimov data) of the two readings with the ``new``
+    cells added: under "δ∞ = δ_NN(∞)", of the linear law (no limit); under "growth", of the limit
+    laws' profile at D = δ_NN(∞)."""
+    everything = sorted([*ds, *new])
+    out = []
+    for truth in (limit, growth):
+        like = joint_likelihood(_expected_cells(cells, ds, truth, new), everything)
+        top = float(like.at(truth(np.array(everything, dtype=float))))
+        if truth is limit:
+            rival = sl.fit(like, "linear").loglik
         else:
-            low = high = std = np.nan
-        out[law] = BootstrapCI(law, float(low), float(high), std, int(v.size), int(failed[law]))
+            rival = max(sl.profile_limit(like, law, delta_nn) for law in sl.LIMIT_LAWS)
+        out.append(math.sqrt(2 * max(top - rival, 0.0)))
+    return out
+
+
+def decision_designs(cells, ds, like, law_fits, delta_nn, width, price=None):
+    """(F13) Per design (the next 1…``DECIDE_DOUBLINGS`` doublings of d_max, ``DECIDE_TRIALS`` per
+    cell, five cells per new d around the two readings' crossings, ``width(d)`` the transition's
+    width there): the new d, the separations under each reading, whether both reach
+    ``DECIDE_SIGMA``, and ``price([(d, δ, trials)])`` of the new cells (core-hours; NaN without)."""
+    if not np.isfinite(delta_nn) or "linear" not in law_fits or len(ds) < 2:
+        return []
+    limit, growth = readings(like, law_fits, delta_nn)
+    rows = []
+    for doublings in range(1, DECIDE_DOUBLINGS + 1):
+        new_d = [int(ds[-1]) * 2**j for j in range(1, doublings + 1)]
+        for trials in DECIDE_TRIALS:
+            new = {}
+            for d in new_d:
+                centre = 0.5 * (limit(d) + growth(d))
+                spread = max(width(d), 0.5 * abs(limit(d) - growth(d)))
+                new[d] = (np.round(centre + spread * DECIDE_OFFSETS, 3), trials, width(d))
+            sigma_limit, sigma_growth = separations(cells, ds, limit, growth, delta_nn, new)
+            listed = [(d, float(x), trials) for d, (delta, _, _) in new.items() for x in delta]
+            rows.append(
+                {
+                    "d_new": ",".join(str(d) for d in new_d),
+                    "d_max": new_d[-1],
+                    "trials": trials,
+                    "cells": len(listed),
+                    "sigma_limit": sigma_limit,
+                    "sigma_growth": sigma_growth,
+                    "decides": bool(min(sigma_limit, sigma_growth) >= DECIDE_SIGMA),
+                    "core_hours": price(listed) if price else np.nan,
+                }
+            )
+    return rows
+
+
+def cheapest_decision(rows):
+    """The deciding design with the fewest core-hours (then the smallest d_max and trials); None."""
+    deciding = [r for r in rows if r["decides"]]
+    return min(deciding, key=lambda r: (r["core_hours"], r["d_max"], r["trials"])) if deciding else None
+
+
+# ---------------------------------------------------------------------------------------- top level
+
+
+def law_rows(model, cells, ds, like, fits, level, range_high):
+    """Per law: fit, ℓ, AICc, the nested likelihood-ratio p-value, δ∞ and its profile interval
+    (limit laws, F5), the parameters, and the leave-out (F8)."""
+    n_obs = sum(cells[d].delta.size for d in ds)
+    criteria = information_criteria(fits, n_obs)
+    rows, intervals = [], {}
+    for law in LAWS:
+        f = fits.get(law) or sl.Fit(law, (np.nan,) * sl.N_PARAMS[law], np.nan, 0, f"too few d ({len(ds)})")
+        params = tuple(f.params) + (np.nan,) * (3 - len(f.params))
+        row = {"model": model, "law": law, "status": f.status, "n_d": len(ds), "n_params": f.n_params}
+        row |= {"loglik": f.loglik, "aicc": np.nan, "delta_aicc": np.nan, "aicc_weight": np.nan}
+        if law in criteria:
+            row |= dict(zip(("aicc", "delta_aicc", "aicc_weight"), criteria[law], strict=True))
+        row |= {"lr_p": nested_p_value(fits, law), "a": params[0], "b": params[1], "shape": params[2]}
+        row["d0"] = like.d_ref * 2 ** (-1 / params[2]) if law == "log" and f.status == "ok" else np.nan
+        row |= {"delta_inf": f.delta_inf, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
+        if law in sl.LIMIT_LAWS and f.status == "ok":
+            iv = sl.limit_interval(like, f, level, 0.0, range_high)
+            intervals[law] = iv
+            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
+        elif law == "constant" and f.status == "ok":
+            iv = sl.parameter_interval(like, f, 0, level)
+            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
+        rows.append(row | leave_largest_out(cells, ds, law))
+    return rows, intervals
+
+
+def limit_verdict(law_rows_, intervals, n_d, min_points):
+    """(F9): (status, low, high) of δ∞.  "identified" with the union of the limit laws' intervals;
+    "not identified" with the one-sided bound they give (low with high NaN, or the reverse; NaN where
+    even that is open); "not tested" below ``min_points`` usable d."""
+    if n_d < min_points or not intervals:
+        return "not tested", np.nan, np.nan
+    by_law = {r["law"]: r for r in law_rows_}
+    passes = [abs(by_law[law].get("loo_z", np.nan)) <= LEAVE_OUT_MAX for law in intervals]
+    trusted = [iv for law, iv in intervals.items() if abs(by_law[law].get("loo_z", np.nan)) <= LEAVE_OUT_MAX]
+    if all(passes) and all(iv.closed for iv in intervals.values()):
+        return "identified", min(iv.low for iv in trusted), max(iv.high for iv in trusted)
+    lows = [iv.low for iv in trusted]
+    highs = [iv.high for iv in trusted]
+    low = min(lows) if trusted and all(np.isfinite(lows)) else np.nan
+    high = max(highs) if trusted and all(np.isfinite(highs)) else np.nan
+    if np.isfinite(low) and np.isfinite(high):  # closed, but a law failed its leave-out
+        low = high = np.nan
+    return "not identified", low, high
+
+
+def finite_size_analysis(
+    rows,
+    model,
+    n_boot=200,
+    seed=(0,),
+    level=0.95,
+    range_factor=4.0,
+    min_points=4,
+    delta_nn=np.nan,
+    price=None,
+):
+    """The finite-size analysis of one model's cells (rows with d, delta, successes, trials
+    [, diverged, censored]).  Returns row lists (for ``featlearn.io.results.write_csv``):
+
+      "per_d": per d, δ₅₀ with s.e. and profile interval, the width, status and censored trials;
+      "laws": per law (F4)–(F8) (``law_rows``);
+      "summary": one row: the d used, slope per doubling, curvature, width exponent (each with its
+        profile interval), the likelihood-ratio p-values of a constant and of no limit, the AICc
+        choice, δ∞'s verdict (F9) with its interval or bound, and the bootstrap (F10);
+      "curves": each fitted law on a grid of d (the figure's lines);
+      "decide": (F13) per design, the separations of "δ∞ = ``delta_nn``" and "growth ∝ log d" it
+        would reach and its price (``price``: [(d, δ, trials)] → core-hours); the summary names the
+        cheapest design that separates both at 2σ;
+      "collapse", "collapse_quality": (F11) with the measured widths and with the width law.
+    """
+    cells = group_cells(rows)
+    fits = per_d_fits(cells)
+    ds = usable(fits)
+    per_d = per_d_rows(model, cells, fits, level)
+    summary = {
+        "model": model,
+        "level": level,
+        "n_d": len(ds),
+        "d_min": min(ds, default=np.nan),
+        "d_max": max(ds, default=np.nan),
+    }
+    summary["d_used"] = ",".join(str(int(d)) for d in ds)
+    summary["cells"] = int(sum(cells[d].delta.size for d in ds))
+    summary["trials"] = int(sum(cells[d].trials.sum() for d in ds))
+    if not ds:
+        empty = {"laws": [], "curves": [], "decide": [], "collapse": [], "collapse_quality": []}
+        return {"per_d": per_d, "summary": [summary | {"limit_status": "not tested"}], **empty}
+    like = joint_likelihood(cells, ds)
+    n_obs = summary["cells"]
+    law_fits = fit_laws(like, LAWS)
+    best = choose(law_fits, ASYMPTOTIC, n_obs)
+    range_high = range_factor * float(max(like.peaks))
+    laws, intervals = law_rows(model, cells, ds, like, law_fits, level, range_high)
+    summary |= _determined(like, law_fits, level)
+    width = fit_width_law(
+        {d: cells[d] for d in ds}, like.saturated, level, np.median([fits[d].scale for d in ds])
+    )
+    summary |= {
+        "width_exponent": width.mu,
+        "width_exponent_low": width.mu_low,
+        "width_exponent_high": width.mu_high,
+        "width_law_p": width.p_value,
+        "constant_p": nested_p_value(law_fits, "linear"),
+        "no_limit_p": min(
+            (nested_p_value(law_fits, law) for law in sl.LIMIT_LAWS if law in law_fits), default=np.nan
+        ),
+        "aicc_best": best,
+        "range_high": range_high,
+    }
+    status, low, high = limit_verdict(laws, intervals, len(ds), min_points)
+    summary |= {"limit_status": status, "delta_inf_low": low, "delta_inf_high": high}
+    fitted = [f for f in law_fits.values() if f.status == "ok"]
+    generator = max(fitted, key=lambda f: (f.loglik, -sl.N_PARAMS[f.law]))
+    summary["boot_generator"] = generator.law
+    summary |= bootstrap_law_choice(cells, ds, generator, like, ASYMPTOTIC, n_boot, seed, level)
+    for row in laws:
+        row["boot_chosen"] = summary.get(f"boot_{row['law']}", np.nan)
+    width_law = (lambda d: width.width(d, like.d_ref)) if np.isfinite(width.mu) else None
+    typical = float(np.median([fits[d].scale for d in ds]))
+    decide = decision_designs(cells, ds, like, law_fits, delta_nn, width_law or (lambda d: typical), price)
+    best_design = cheapest_decision(decide)
+    summary |= {
+        "decide_d_max": best_design["d_max"] if best_design else np.nan,
+        "decide_trials": best_design["trials"] if best_design else np.nan,
+        "decide_core_hours": best_design["core_hours"] if best_design else np.nan,
+        "decide_searched_d_max": max((r["d_max"] for r in decide), default=np.nan),
+    }
+    points = collapse_points(cells, fits, width_law)
+    quality = [{"model": model, **q} for q in collapse_quality(points, width if width_law else None)]
+    return {
+        "per_d": per_d,
+        "laws": laws,
+        "summary": [summary],
+        "curves": law_curves(model, like, law_fits),
+        "decide": [{"model": model, **r} for r in decide],
+        "collapse": [{"model": model, **p} for p in points],
+        "collapse_quality": quality,
+    }
+
+
+def _determined(like, law_fits, level):
+    """What the data determine (F5): the slope per doubling of the linear law and the curvature per
+    squared doubling of the quadratic, with their profile intervals (NaN where not fitted)."""
+    out = {}
+    for key, law, index in (("slope", "linear", 1), ("curvature", "quadratic", 2)):
+        f = law_fits.get(law)
+        if f is None or f.status != "ok":
+            out |= {key: np.nan, f"{key}_low": np.nan, f"{key}_high": np.nan}
+            continue
+        iv = sl.parameter_interval(like, f, index, level)
+        out |= {key: iv.estimate, f"{key}_low": iv.low, f"{key}_high": iv.high}
+    return out
+
+
+def law_curves(model, like, law_fits, points=60, reach=8.0):
+    """Rows (model, law, d, value) of each fitted law on a geometric grid from d_min/1.5 to
+    reach·d_max: the lines of the figure."""
+    grid = np.geomspace(like.ds.min() / 1.5, reach * like.ds.max(), points)
+    rows = []
+    for law, f in law_fits.items():
+        if f.status != "ok":
+            continue
+        value = sl.law_value(law, np.log2(grid / like.d_ref), f.params)
+        rows += [
+            {"model": model, "law": law, "d": float(x), "value": float(v)}
+            for x, v in zip(grid, value, strict=True)
+        ]
+    return rows
+
+
+# ------------------------------------------------------------------------------------- second pass
+
+
+def crossing_estimates(cells, ds):
+    """(F12a) Where the ½-crossing lies at each d of ``ds``: {d: (δ̂₅₀(d), ŵ(d), source)}.  At a d
+    whose logistic fit is usable, the measured δ₅₀ and width ("measured"); elsewhere the AICc-best
+    law (F6) and the width law (F7) at d ("extrapolated"); (NaN, NaN, "none") where either is
+    missing (fewer than three usable d)."""
+    fits = per_d_fits(cells)
+    run = usable(fits)
+    out = {}
+    law_fit = width = like = None
+    if len(run) >= 3:
+        like = joint_likelihood(cells, run)
+        law_fits = fit_laws(like, ASYMPTOTIC)
+        law_fit = law_fits[choose(law_fits, ASYMPTOTIC, sum(cells[d].delta.size for d in run))]
+        width = fit_width_law(
+            {d: cells[d] for d in run}, like.saturated, 0.95, np.median([fits[d].scale for d in run])
+        )
+    for target in ds:
+        if target in run and np.isfinite(fits[target].scale):
+            out[target] = (fits[target].delta50, fits[target].scale, "measured")
+        elif law_fit is not None and np.isfinite(width.mu):
+            value = float(sl.law_value(law_fit.law, np.log2(target / like.d_ref), law_fit.params))
+            out[target] = (value, float(width.width(target, like.d_ref)), "extrapolated")
+        else:
+            out[target] = (np.nan, np.nan, "none")
     return out
 
 
@@ -444,56 +588,16 @@ def bootstrap_delta_inf(cells, laws=LAWS, n_boot=200, seed=(0,), level=0.95, fit
 
 
 def binomial_deviance(x, successes, trials):
-    """(F6): per-point deviance 2[k ln(k/(nP)) + (n−k) ln((n−k)/(n(1−P)))], P = 1/(1 + e^(−x))."""
+    """(F11): per-point deviance 2[k ln(k/(nP)) + (n−k) ln((n−k)/(n(1−P)))], P = 1/(1 + e^(−x))."""
     x, k, n = (np.asarray(v, dtype=float) for v in (x, successes, trials))
     log_p, log_q = -np.logaddexp(0.0, -x), -np.logaddexp(0.0, x)
     saturated = special.xlogy(k, k / n) + special.xlogy(n - k, (n - k) / n)
     return 2.0 * (saturated - k * log_p - (n - k) * log_q)
 
 
-@dataclass
-class WidthFit:
-    """(F7): w(d) = w₀ d^(−μ) by weighted least squares on ln w."""
-
-    w0: float
-    w0_err: float
-    mu: float
-    mu_err: float
-    chi2: float
-    dof: int
-    status: str
-
-    def width(self, d):
-        return self.w0 * np.asarray(d, dtype=float) ** (-self.mu)
-
-
-def fit_width_law(d, width, width_err):
-    """(F7) on the d with a finite positive width and error; needs 3 points or more."""
-    d, w, err = (np.asarray(v, dtype=float) for v in (d, width, width_err))
-    keep = np.isfinite(w) & np.isfinite(err) & (w > 0) & (err > 0)
-    d, w, err = d[keep], w[keep], err[keep]
-    if d.size <= 2:
-        return WidthFit(
-            np.nan, np.nan, np.nan, np.nan, np.nan, 0, f"too few points ({d.size} <= 2 parameters)"
-        )
-    theta, cov, chi2 = _linear_wls(np.column_stack([np.ones_like(d), -np.log(d)]), np.log(w), err / w)
-    if cov is None:
-        return WidthFit(np.nan, np.nan, np.nan, np.nan, chi2, d.size - 2, "singular covariance")
-    w0 = float(np.exp(theta[0]))
-    return WidthFit(
-        w0,
-        w0 * float(np.sqrt(cov[0, 0])),
-        float(theta[1]),
-        float(np.sqrt(cov[1, 1])),
-        chi2,
-        int(d.size - 2),
-        "ok",
-    )
-
-
-def collapse_points(cells, fits, width_fit=None):
-    """(F5): one row per cell of a usable d: x = (δ − δ₅₀(d))/w(d) with the measured width, the
-    observed fraction, and (with ``width_fit``) x_power_width with the width law (F7)."""
+def collapse_points(cells, fits, width_law=None):
+    """(F10): one row per cell of a usable d: x = (δ − δ₅₀(d))/w(d) with the measured width, the
+    observed fraction, and (with ``width_law``, a function of d) x_power_width with the width law (F7)."""
     rows = []
     for d in sorted(cells):
         fit = fits.get(d)
@@ -511,21 +615,21 @@ def collapse_points(cells, fits, width_fit=None):
                 "fraction": float(k / n),
                 "x": float((delta - fit.delta50) / fit.scale),
             }
-            if width_fit is not None:
-                row["x_power_width"] = float((delta - fit.delta50) / width_fit.width(d))
+            if width_law is not None:
+                row["x_power_width"] = float((delta - fit.delta50) / width_law(d))
             rows.append(row)
     return rows
 
 
-def collapse_quality(points, width_fit=None):
-    """(F6) of the collapse points: one row per width ("measured"; "power_law" when the points carry
-    x_power_width and the width law was fitted) with D, N, dof, D/N and D/dof."""
+def collapse_quality(points, width_law=None):
+    """(F11) of the collapse points: one row per width ("measured"; "power_law" when the points carry
+    x_power_width, with ``width_law`` the fitted (F7)) with D, N, dof, D/N and D/dof."""
     out = []
     n_d = len({p["d"] for p in points})
     k = np.array([p["successes"] for p in points], dtype=float)
     n = np.array([p["trials"] for p in points], dtype=float)
     variants = [("measured", "x", 2 * n_d)]
-    if width_fit is not None and points and "x_power_width" in points[0] and np.isfinite(width_fit.mu):
+    if width_law is not None and points and "x_power_width" in points[0] and np.isfinite(width_law.mu):
         variants.append(("power_law", "x_power_width", n_d + 2))
     for width, key, n_params in variants:
         x = np.array([p[key] for p in points], dtype=float)
@@ -541,38 +645,13 @@ def collapse_quality(points, width_fit=None):
             "deviance_per_dof": dev / dof if dof > 0 else np.nan,
         }
         if width == "power_law":
-            row.update(w0=width_fit.w0, mu=width_fit.mu, mu_err=width_fit.mu_err, width_chi2=width_fit.chi2)
+            row.update(w0=width_law.w0, mu=width_law.mu, mu_low=width_law.mu_low, mu_high=width_law.mu_high)
         out.append(row)
     return out
 
 
-# ---------------------------------------------------------------------------------------- top level
-
-
-def crossing_estimates(cells, ds, laws=LAWS):
-    """(F8a) Where the ½-crossing lies at each d of ``ds``: {d: (δ̂₅₀(d), ŵ(d), source)}.  At a d
-    whose logistic fit is usable, the measured δ₅₀ and width ("measured"); elsewhere the law chosen
-    by (F4) refitted on every usable d, f(d; θ̂), and the width law (F7) w₀d^(−μ) ("extrapolated");
-    (NaN, NaN, "none") where either is missing."""
-    fits = per_d_fits(cells)
-    d, y, err = usable_thresholds(fits)
-    law = choose_law(leave_largest_out(d, y, err, laws))
-    fit = fit_law(law, d, y, err) if law else None
-    usable = [k for k in sorted(fits) if _usable(fits[k])]
-    width = fit_width_law(usable, [fits[k].scale for k in usable], [fits[k].scale_err for k in usable])
-    out = {}
-    for target in ds:
-        if target in fits and _usable(fits[target]) and np.isfinite(fits[target].scale):
-            out[target] = (fits[target].delta50, fits[target].scale, "measured")
-        elif fit is not None and np.isfinite(fit.delta_inf) and np.isfinite(width.mu):
-            out[target] = (float(predict(fit, target)[0][0]), float(width.width(target)), "extrapolated")
-        else:
-            out[target] = (np.nan, np.nan, "none")
-    return out
-
-
 def refined_grid(existing, centre, width, offsets, step):
-    """(F8b) The δ of a second pass at one d: δ̂₅₀ + u·ŵ for u in ``offsets``, rounded to multiples of
+    """(F12b) The δ of a second pass at one d: δ̂₅₀ + u·ŵ for u in ``offsets``, rounded to multiples of
     ``step``, positive, joined with the δ already run there (``existing``, kept so that every
     completed block is reused); ``existing`` alone without an estimate."""
     if not (np.isfinite(centre) and np.isfinite(width)):
@@ -581,78 +660,90 @@ def refined_grid(existing, centre, width, offsets, step):
     return sorted({float(v) for v in existing} | {v for v in new if v > 0})
 
 
-def finite_size_analysis(rows, model, laws=LAWS, n_boot=200, seed=(0,), level=0.95):
-    """Finite-size scaling of one model's cells (rows with d, delta, successes, trials[, diverged]).
+# -------------------------------------------------------------------------------------- entry point
 
-    Returns a dict of row lists (for ``featlearn.io.results.write_csv``):
-      "per_d": d, δ₅₀, its error, width s(d), its error, status, number of δ points, the censored
-        trials among the cells of that d and the cells that have any (a fit counts them as failures);
-      "curves": each fitted law and its standard error (F4a) on a grid of d (``law_curves``);
-      "laws": per law (F1)–(F4): δ∞ ± s.e., bootstrap CI (F3), c, ν, χ², dof, status, leave-out
-        prediction/measurement/z (F4), chosen (exactly one True unless no law fits the reduced set);
-      "collapse": the points (F5);
-      "collapse_quality": (F6) with the measured widths and with the width law (F7).
-    """
-    cells = group_cells(rows)
-    fits = per_d_fits(cells)
-    per_d = [
-        {
-            "model": model,
-            "d": int(d),
-            "delta50": f.delta50,
-            "delta50_err": f.delta50_err,
-            "width": f.scale,
-            "width_err": f.scale_err,
-            "status": f.status,
-            "n_delta": int(cells[d].delta.size),
-            "censored": int(cells[d].censored.sum()),
-            "censored_cells": int(np.count_nonzero(cells[d].censored)),
-        }
-        for d, f in sorted(fits.items())
-    ]
-    d, y, err = usable_thresholds(fits)
-    boot = bootstrap_delta_inf(cells, laws, n_boot=n_boot, seed=seed, level=level, fits=fits)
-    leave = {lo.law: lo for lo in leave_largest_out(d, y, err, laws)}
-    chosen = choose_law(list(leave.values()))
-    law_rows = []
-    for law in laws:
-        fit, ci, lo = fit_law(law, d, y, err), boot[law], leave[law]
-        law_rows.append(
-            {
-                "model": model,
-                "law": law,
-                "status": fit.status,
-                "n_points": fit.n_points,
-                "delta_inf": fit.delta_inf,
-                "delta_inf_err": fit.delta_inf_err,
-                "delta_inf_low": ci.low,
-                "delta_inf_high": ci.high,
-                "boot_kept": ci.n_kept,
-                "boot_failed": ci.n_failed,
-                "c": fit.c,
-                "c_err": fit.c_err,
-                "nu": fit.nu,
-                "nu_err": fit.nu_err,
-                "chi2": fit.chi2,
-                "dof": fit.dof,
-                "d_left_out": lo.d_left_out,
-                "loo_status": lo.status,
-                "loo_predicted": lo.predicted,
-                "loo_predicted_err": lo.predicted_err,
-                "loo_measured": lo.measured,
-                "loo_measured_err": lo.measured_err,
-                "loo_error_sigma": lo.error_sigma,
-                "chosen": law == chosen,
-            }
+
+def _text(x, digits=3):
+    if x is None or np.isnan(x):
+        return "—"
+    return f"{x:.{digits}g}" if np.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _with_interval(row, key):
+    return f"{_text(row.get(key))} [{_text(row.get(key + '_low'))}, {_text(row.get(key + '_high'))}]"
+
+
+def report(out):
+    """The analysis as text: per d, the laws and the summary (what ``main`` prints)."""
+    lines = []
+    for s in out["summary"]:
+        lines.append(f"model {s['model']}: d = {s['d_used']} ({s['cells']} cells, {s['trials']} trials)")
+    for r in out["per_d"]:
+        lines.append(
+            f"  d = {r['d']}: delta50 = {_with_interval(r, 'delta50')}  width {_text(r['width'])}"
+            f"  ({r['status']}, {r['censored']} censored)"
         )
-    usable = [k for k in sorted(fits) if _usable(fits[k])]
-    width_fit = fit_width_law(usable, [fits[k].scale for k in usable], [fits[k].scale_err for k in usable])
-    points = collapse_points(cells, fits, width_fit if np.isfinite(width_fit.mu) else None)
-    quality = [{"model": model, **q} for q in collapse_quality(points, width_fit)]
-    return {
-        "per_d": per_d,
-        "laws": law_rows,
-        "curves": law_curves(model, d, y, err, laws),
-        "collapse": [{"model": model, **p} for p in points],
-        "collapse_quality": quality,
-    }
+    lines.append("  law        loglik     dAICc  LR p    delta_inf [95% profile]          leave-out z")
+    for r in out["laws"]:
+        lines.append(
+            f"  {r['law']:<10} {_text(r['loglik'], 6):>9}  {_text(r['delta_aicc']):>6}"
+            f"  {_text(r['lr_p'], 2):>6}  {_with_interval(r, 'delta_inf'):<32}"
+            f" {_text(r.get('loo_z', np.nan), 2)}"
+        )
+    for s in out["summary"]:
+        lines += [
+            f"  slope per doubling {_with_interval(s, 'slope')}",
+            f"  curvature per squared doubling {_with_interval(s, 'curvature')}",
+            f"  width exponent {_with_interval(s, 'width_exponent')}",
+            f"  constant: p = {_text(s.get('constant_p'), 2)};"
+            f" no limit: p = {_text(s.get('no_limit_p'), 2)}; AICc choice {s.get('aicc_best')}",
+            f"  delta_inf: {s['limit_status']}"
+            f" [{_text(s.get('delta_inf_low'))}, {_text(s.get('delta_inf_high'))}]"
+            f" (declared range (0, {_text(s.get('range_high'))}])",
+            f"  bootstrap ({s.get('boot_kept', 0)} kept): no limit in {_text(s.get('boot_no_limit'), 2)},"
+            f" delta_inf [{_text(s.get('boot_low'))}, {_text(s.get('boot_high'))}]",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    """``python -m featlearn.analysis.finite_size CELLS.csv …``: the analysis of any cells tables
+    (one per sweep, or several holding the same sweep, e.g. a cluster run beside the quick one),
+    printed per sweep; ``--out DIR`` writes its tables too."""
+    from featlearn.io.results import read_csv, write_csv
+
+    parser = argparse.ArgumentParser(
+        prog="python -m featlearn.analysis.finite_size", description=main.__doc__
+    )
+    parser.add_argument(
+        "cells", nargs="+", type=Path, help="<sweep>_cells.csv tables (columns d, delta, successes, trials)"
+    )
+    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap replicates (F10)")
+    parser.add_argument("--level", type=float, default=0.95, help="level of every interval")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument(
+        "--range-factor", type=float, default=4.0, help="declared range of delta_inf: (0, this x max delta50]"
+    )
+    parser.add_argument("--min-points", type=int, default=4, help="usable d needed to judge delta_inf")
+    parser.add_argument("--out", type=Path, help="directory for the tables (finite_size_<part>.csv)")
+    args = parser.parse_args(argv)
+    by_sweep = {}
+    for path in args.cells:
+        for r in read_csv(path):
+            by_sweep.setdefault(str(r.get("sweep") or path.stem.removesuffix("_cells")), []).append(r)
+    tables = {}
+    for sweep, sweep_rows in by_sweep.items():
+        out = finite_size_analysis(
+            sweep_rows, sweep, args.bootstrap, (args.seed,), args.level, args.range_factor, args.min_points
+        )
+        print(report(out))
+        for part, part_rows in out.items():
+            tables.setdefault(part, []).extend(part_rows)
+    if args.out:
+        for part, part_rows in tables.items():
+            write_csv(args.out / f"finite_size_{part}.csv", part_rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,3 +11,13 @@ def significant(x, digits=3, missing="—"):
         return missing
     text = f"{x:.{digits}g}"
     return f"{x:.0f}" if "e+" in text else text
+
+
+def interval(low, high, digits=3):
+    """ "[low, high]" with ``significant`` numbers; a side that is open (NaN: a profile interval that
+    does not close there) or infinite is written −∞ or ∞."""
+    ends = []
+    for x, side in ((low, "−∞"), (high, "∞")):
+        finite = x is not None and math.isfinite(x)
+        ends.append(significant(x, digits) if finite else side)
+    return f"[{ends[0]}, {ends[1]}]"

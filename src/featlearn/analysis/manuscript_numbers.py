@@ -6,6 +6,7 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 import math
 from pathlib import Path
 
+from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import significant as fmt
 from featlearn.pipeline.manifest import table_caption
@@ -16,14 +17,15 @@ def pm(value, error):
 
 
 def sweep_thresholds(rows):
-    """{sweep: [{d, delta50 (text), scale (text), status}]} from thresholds.csv."""
+    """{sweep: [{d, delta50 (text: δ₅₀ with its 95 % profile interval), scale (text), status}]} from
+    thresholds.csv."""
     out = {}
     for r in rows:
         if r.get("kind", "").startswith("delta50"):
             out.setdefault(r["sweep"], []).append(
                 {
                     "d": int(r["d"]),
-                    "delta50": pm(r["threshold"], r["threshold_err"]),
+                    "delta50": _interval(r["threshold"], r["threshold_low"], r["threshold_high"]),
                     "scale": fmt(r["scale"]),
                     "status": r["status"],
                 }
@@ -46,7 +48,8 @@ def theory_rows(rows):
 
 
 def prediction_rows(rows):
-    """The rows of delta50_prediction.csv at a d the sweep measured (those with an empirical δ₅₀)."""
+    """The rows of delta50_prediction.csv at a d the sweep measured (those with an empirical δ₅₀); the
+    verdict reads "horizon-limited" where the prediction is set by the horizon."""
     return [
         {
             "model": r["model"],
@@ -54,7 +57,7 @@ def prediction_rows(rows):
             "rho_c": fmt(r["rho_c"]),
             "predicted": fmt(r["delta50_predicted"]),
             "empirical": pm(r["delta50_empirical"], r["delta50_empirical_err"]),
-            "agrees": str(r["agrees"]),
+            "agrees": "horizon-limited" if r.get("horizon_limited") is True else str(r["agrees"]),
         }
         for r in rows
         if isinstance(r.get("delta50_empirical"), float)
@@ -104,38 +107,85 @@ def results_index(tables):
     return out
 
 
+def _interval(value, low, high):
+    """ "v [low, high]", an open side written as ∞ (a one-sided profile interval)."""
+    ends = [fmt(x) if math.isfinite(x) else side for x, side in ((low, "−∞"), (high, "∞"))]
+    return f"{fmt(value)} [{ends[0]}, {ends[1]}]"
+
+
 def finite_size_rows(rows):
-    """Per model of finite_size_scaling.csv (docs/finite_size.md): every law's δ∞ with its bootstrap
-    interval, the usable d, its prediction of the largest d from the others against the
-    measurement (the leave-out), which law that chose, and δ_NN(∞) where the model has one."""
+    """Per model and law of finite_size_scaling.csv (docs/finite_size.md): ΔAICc, the nested
+    likelihood-ratio p-value, δ∞ with its profile interval (limit laws and the constant), and the
+    prediction of the largest d from the others against its measurement (z)."""
     out = []
     for r in rows:
-        interval = f"[{fmt(r['delta_inf_low'])}, {fmt(r['delta_inf_high'])}]"
+        limit = r["law"] in ("constant", "power", "log")
         out.append(
             {
                 "model": r["model"],
                 "law": r["law"],
-                "points": str(int(r["n_points"])),
-                "delta_inf": fmt(r["delta_inf"]),
-                "interval": interval,
+                "delta_aicc": fmt(r["delta_aicc"], 2),
+                "lr_p": fmt(r["lr_p"], 2),
+                "delta_inf": _interval(r["delta_inf"], r["delta_inf_low"], r["delta_inf_high"])
+                if limit
+                else "none",
                 "leave_out": f"{pm(r['loo_predicted'], r['loo_predicted_err'])} vs "
-                f"{pm(r['loo_measured'], r['loo_measured_err'])}",
+                f"{pm(r['loo_measured'], r['loo_measured_err'])} (z = {fmt(r['loo_z'], 2)})",
                 "d_left_out": fmt(r["d_left_out"]),
-                "chosen": "yes" if r["chosen"] is True else "",
-                "delta_nn": fmt(r["delta_nn_long_time"]),
             }
         )
     return out
 
 
+def finite_size_summary_rows(rows):
+    """Per model of finite_size_summary.csv: the d used, the slope per doubling, the curvature and the
+    width exponent with their profile intervals, the p-value of a constant, δ∞'s verdict in words
+    (``claims.finite_size_text``) and δ_NN(∞)."""
+    return [
+        {
+            "model": r["model"],
+            "d": str(r["d_used"]),
+            "slope": _interval(r["slope"], r["slope_low"], r["slope_high"]),
+            "curvature": _interval(r["curvature"], r["curvature_low"], r["curvature_high"]),
+            "width_exponent": _interval(
+                r["width_exponent"], r["width_exponent_low"], r["width_exponent_high"]
+            ),
+            "constant_p": fmt(r["constant_p"], 2),
+            "limit": finite_size_text(r),
+            "limit_status": str(r["limit_status"]),
+            "delta_nn": fmt(r["delta_nn_long_time"]),
+            "level": fmt(100 * r["level"]),
+            "decide": decide_text(r),
+        }
+        for r in rows
+    ]
+
+
+def decide_text(row):
+    """What separating "δ∞ = δ_NN(∞)" from "growth ∝ log d" would take (docs/finite_size.md, (F13)),
+    from a finite_size_summary.csv row; "" for a model without δ_NN(∞)."""
+    readings = "δ∞ = δ_NN(∞) from growth ∝ log d at 2σ"
+    if math.isfinite(row.get("decide_core_hours", math.nan)):
+        d_max, trials = int(row["decide_d_max"]), int(row["decide_trials"])
+        cost = fmt(row["decide_core_hours"])
+        return (
+            f"separating {readings} would take d up to {d_max} with {trials} trials per cell: "
+            f"{cost} core-hours (the cost model's upper bound)"
+        )
+    if math.isfinite(row.get("decide_searched_d_max", math.nan)):
+        return f"no design up to d = {int(row['decide_searched_d_max'])} separates {readings}"
+    return ""
+
+
 def finite_size_point_rows(rows):
-    """Per model and d of finite_size_points.csv: δ₅₀(d) ± its error and the censored trials among
-    the cells of that d (failures stopped by the step budget; a fit counts them as failures)."""
+    """Per model and d of finite_size_points.csv: δ₅₀(d) with its profile interval and the censored
+    trials among the cells of that d (failures stopped by the step budget; a fit counts them as
+    failures)."""
     return [
         {
             "model": r["model"],
             "d": str(int(r["d"])),
-            "delta50": pm(r["delta50"], r["delta50_err"]),
+            "delta50": _interval(r["delta50"], r["delta50_low"], r["delta50_high"]),
             "censored": str(int(r["censored"])),
         }
         for r in rows
@@ -202,6 +252,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "theory": theory_rows(tables["theory_thresholds.csv"]),
         "prediction": prediction_rows(tables["delta50_prediction.csv"]),
         "finite_size": finite_size_rows(tables["finite_size_scaling.csv"]),
+        "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),

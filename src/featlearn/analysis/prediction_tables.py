@@ -65,12 +65,22 @@ def _crossing(deltas, p):
     return (value if status == "ok" else float("nan")), status
 
 
+def horizon_limited(predicted, status, half, tolerance):
+    """Whether a predicted δ₅₀ is set by the horizon T rather than by the process (docs/escape.md):
+    P never reaches ½ by T (status "none"), or the prediction at T/2 is missing or moves by more
+    than ``tolerance``."""
+    if status == "none":
+        return True
+    return bool(np.isfinite(predicted) and not (np.isfinite(half) and abs(predicted - half) <= tolerance))
+
+
 def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolerance, level="rho_c"):
     """Per (d, level): δ₅₀ predicted (where the predicted P first exceeds ½ on the model's δ grid,
     ``thresholds.first_crossing`` of ½ − P; NaN with its status when it does so below the grid or
-    never) and,
-    where the sweep has that d, its fitted δ₅₀ ± error, the allowed gap max(2σ, ``tolerance``) and
-    whether the two agree within it (``criteria.agrees``)."""
+    never), at half the horizon and whether it is horizon-limited (``horizon_limited``), and,
+    where the sweep has that d, its fitted δ₅₀ ± error with its profile interval, the allowed gap
+    (that interval's side towards the prediction, at least ``tolerance``) and whether the two agree
+    within it (``criteria.agrees``)."""
     cells = sorted(cells, key=lambda c: float(c["delta"]))
     deltas = [float(c["delta"]) for c in cells]
     rows = []
@@ -89,15 +99,21 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
                 "delta50_predicted_status": status,
             }
             if "p_success_half_horizon" in cells[0]:
-                half = [c["p_success_half_horizon"][i, j] for c in cells]
-                row["delta50_predicted_half_horizon"] = _crossing(deltas, half)[0]
+                half = _crossing(deltas, [c["p_success_half_horizon"][i, j] for c in cells])[0]
+                row["delta50_predicted_half_horizon"] = half
+                row["horizon_limited"] = horizon_limited(predicted, status, half, tolerance)
             row["delta_nn_long_time"] = delta_nn_long_time
             if fit is not None:
+                interval = (fit["delta50_low"], fit["delta50_high"])
                 row |= {
                     "delta50_empirical": fit["delta50"],
                     "delta50_empirical_err": fit["delta50_err"],
-                    "tolerance": allowed_gap(fit["delta50_err"], tolerance),
-                    "agrees": agrees(predicted, fit["delta50_err"], fit["delta50"], tolerance),
+                    "delta50_empirical_low": interval[0],
+                    "delta50_empirical_high": interval[1],
+                    "tolerance": allowed_gap(
+                        fit["delta50_err"], tolerance, fit["delta50"], predicted, interval
+                    ),
+                    "agrees": agrees(fit["delta50"], fit["delta50_err"], predicted, tolerance, interval),
                 }
             rows.append(row)
     return rows

@@ -4,6 +4,7 @@ the success rule under eq. (M8) and the fit (M10))."""
 import numpy as np
 
 from featlearn.analysis.thresholds import fit_logistic
+from featlearn.analysis.width_profile import delta50_interval
 
 
 def censored(cell):
@@ -50,13 +51,16 @@ def cell_summary(sweep, settings, cell):
 
 def threshold_rows(rows):
     """Logistic fit of success vs δ for each (sweep, d) in the cell rows, censored trials counted as
-    failures, and the same fit counting them as successes (``delta50_censored_as_success``): the two
-    bracket the effect of the step budget."""
+    failures, with the 95 % profile interval of δ₅₀ (docs/finite_size.md, (F3); Firth's where the
+    fit used it), and the same fit counting censored trials as successes
+    (``delta50_censored_as_success``): the two bracket the effect of the step budget."""
     out = []
     for key in sorted({(r["sweep"], r["d"]) for r in rows}):
         cells = sorted((r for r in rows if (r["sweep"], r["d"]) == key), key=lambda r: r["delta"])
         deltas, trials = [c["delta"] for c in cells], [c["trials"] - c["diverged"] for c in cells]
-        fit = fit_logistic(deltas, [c["successes"] for c in cells], trials)
+        successes = [c["successes"] for c in cells]
+        fit = fit_logistic(deltas, successes, trials)
+        low, high = delta50_interval(deltas, successes, trials, fit.delta50, fit.status == "firth")
         # the same fit with every censored trial counted as a success: how much the budget matters
         upper = fit_logistic(deltas, [c["successes"] + c.get("censored", 0) for c in cells], trials)
         first = cells[0]
@@ -72,6 +76,8 @@ def threshold_rows(rows):
                 "delta_min": cells[0]["delta"],
                 "delta_max": cells[-1]["delta"],
                 **{k: v for k, v in fit.as_dict().items()},
+                "delta50_low": low,
+                "delta50_high": high,
                 "censored": int(sum(c.get("censored", 0) for c in cells)),
                 "delta50_censored_as_success": upper.delta50,
                 "delta50_censored_as_success_err": upper.delta50_err,
@@ -109,6 +115,8 @@ def threshold_table_rows(sweep_fits, delta_alg):
             **{k: fit[k] for k in ("delta_min", "delta_max")},
             "threshold": fit["delta50"],
             "threshold_err": fit["delta50_err"],
+            "threshold_low": fit["delta50_low"],
+            "threshold_high": fit["delta50_high"],
             "scale": fit["scale"],
             "scale_err": fit["scale_err"],
             "status": fit["status"],
@@ -125,6 +133,8 @@ def threshold_table_rows(sweep_fits, delta_alg):
             "link": row["link"],
             "threshold": row["delta_alg"],
             "threshold_err": 0.0,
+            "threshold_low": row["delta_alg"],
+            "threshold_high": row["delta_alg"],
             "scale": "",
             "scale_err": "",
             "status": f"noise={row['noise']:g}",

@@ -128,9 +128,9 @@ def figures(config):
             config["finite_size"]["stem"],
             "",
             "finite_size_scaling",
-            "δ₅₀ against d (log axis) per model with each fitted finite-size law and its band, "
-            "δ_NN(∞) of the static fixed point and the paper's value; the law chosen by predicting "
-            "the largest d from the others is drawn solid.",
+            "δ₅₀ against d (log axis) per model with its 95 % profile intervals, each law fitted by the "
+            "joint likelihood (labels: slope per doubling, δ∞'s interval or one-sided bound), δ_NN(∞) "
+            "of the static fixed point and the paper's value; the title gives δ∞'s verdict.",
         )
     )
     if config.get("design"):
@@ -212,10 +212,12 @@ if __name__ == "__main__":
 
 
 TABLES = {
-    "thresholds.csv": "Empirical δ₅₀ ± 1σ per sweep and d (logistic fit), and δ_alg per link.",
+    "thresholds.csv": "Empirical δ₅₀ ± 1σ and its 95 % profile interval per sweep and d (logistic fit), "
+    "and δ_alg per link.",
     "*_cells.csv": "Per (d, δ) cell of one sweep: successes, final-ρ median and 30/70 % quantiles (all and "
     "failed trials), escape-step quartiles, trials stopped at a certified minimum.",
-    "*_thresholds.csv": "Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, status).",
+    "*_thresholds.csv": "Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, δ₅₀'s "
+    "profile interval, status).",
     "delta_alg.csv": "δ_alg of the optimal spectral method per single-index link.",
     "hessian_*.csv": "Per δ and seed at the restricted-GD plateau: λ_min, overlap², bulk edge, H₁₁, the "
     "semi-empirical outlier.",
@@ -249,9 +251,15 @@ TABLES = {
     "design.csv": "Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, "
     "min_t δ_NN(t) ± s.e., GD's δ₅₀ per d where swept, the theory's rank.",
     "claims.csv": "The paper's claims, the measured values and the computed verdicts.",
-    "finite_size_scaling.csv": "Per model and finite-size law: δ∞ ± s.e. and its bootstrap interval, c, ν, "
-    "χ², and the prediction of the largest d from the others (chosen law flagged).",
-    "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. and the transition width from the logistic fit.",
+    "finite_size_summary.csv": "Per model: what its d decide (joint binomial likelihood, 95 % profile "
+    "intervals): the slope per doubling of d, the curvature, the width exponent, the tests of a constant "
+    "and of no limit, δ∞'s verdict with its interval or one-sided bound, and the bootstrap's law choice.",
+    "finite_size_scaling.csv": "Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
+    "likelihood-ratio p-value, δ∞ with its profile interval, and the prediction of the largest d.",
+    "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
+    "width from the logistic fit.",
+    "finite_size_decide.csv": "Per model and design (new doublings of d, trials per cell): the expected "
+    "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours (upper bound).",
     "finite_size_collapse.csv": "Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), "
     "the collapse of every d onto one logistic.",
 }

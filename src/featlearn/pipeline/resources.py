@@ -60,6 +60,24 @@ def gd_cell_seconds(d, delta, dtype, steps, trials, m=1):
     return JOB_START + per_step * steps * trials
 
 
+def scaled_steps(steps, d, budget_scale_d):
+    """A sweep trial's step budget at dimension d: ``steps``, grown in proportion to d above
+    ``budget_scale_d`` (steps·d/budget_scale_d rounded up; None: never grown)."""
+    if budget_scale_d is None or d <= budget_scale_d:
+        return steps
+    return math.ceil(steps * d / budget_scale_d)
+
+
+def sweep_core_hours(cells, dtype, steps, budget_scale_d, m=1):
+    """Upper-bound core-hours of sweep cells [(d, δ, trials)] run one thread each (as on the SLURM
+    profile): Σ ``gd_cell_seconds`` at each cell's ``scaled_steps`` budget / 3600."""
+    seconds = sum(
+        gd_cell_seconds(d, delta, dtype, scaled_steps(steps, d, budget_scale_d), trials, m)
+        for d, delta, trials in cells
+    )
+    return seconds / 3600
+
+
 def gd_cell_runtime(d, delta, dtype, steps, trials, m=1):
     """Minutes requested for a GD cell (or a long run with trials = 1)."""
     return _minutes(gd_cell_seconds(d, delta, dtype, steps, trials, m))

@@ -19,12 +19,12 @@ import atexit
 import dataclasses
 import functools
 import json
-import math
 import os
 from dataclasses import dataclass, field
 
 from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss_choice import chosen_loss
+from featlearn.pipeline import resources
 
 CONVENTIONS = (
     "link",
@@ -489,7 +489,7 @@ def sweep_budget(config, name, d):
     values, origin = _merged(
         config, config["sweeps"][name].get("activation"), f"sweeps.{name}", config["sweeps"][name]
     )
-    return math.ceil(values["steps"] * d / reference), (origin["steps"], "budget_scale_d")
+    return resources.scaled_steps(values["steps"], d, reference), (origin["steps"], "budget_scale_d")
 
 
 def sweep_settings(config, name, block=None, d=None):

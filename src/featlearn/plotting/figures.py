@@ -448,55 +448,94 @@ def landscape_figure(cells):
 
 
 LAW_STYLES = {
-    "constant": ("C0", r"$\delta_\infty$"),
-    "log": ("C1", r"$\delta_\infty - c/\ln d$"),
-    "power": ("C2", r"$\delta_\infty - c\,d^{-\nu}$"),
+    "constant": ("C0", ":", r"$\delta_\infty$"),
+    "linear": ("k", "-", r"$a + b\,\log_2 d$"),
+    "quadratic": ("0.5", "--", r"$+\ \kappa \log_2^2 d$"),
+    "power": ("C2", "--", r"$\delta_\infty - c\,d^{-\nu}$"),
+    "log": ("C1", "--", r"$\delta_\infty - c/\ln(d/d_0)$"),
 }
 
 
-def finite_size_figure(panels):
-    """δ₅₀ against d (log axis) per model: the measured points with 1σ errors, each fitted law with its
-    ±2σ band (solid for the law chosen by the leave-out, dashed otherwise), δ_NN(∞) (dash-dot) and
-    the paper's value (dotted), all read from the finite-size tables.
+def _interval_text(value, low, high):
+    def f(x):
+        return f"{x:.2f}" if np.isfinite(x) else "∞" if x > 0 else "−∞"
 
-    ``panels``: [(model, per-d rows, law rows, curve rows, δ_NN(∞), paper value)].
+    if np.isnan(low) and np.isnan(high):
+        return f"{f(value)} (open)" if not np.isnan(value) else "—"
+    if np.isnan(high):
+        return f"> {f(low)}"
+    if np.isnan(low):
+        return f"< {f(high)}"
+    return f"[{f(low)}, {f(high)}]"
+
+
+def finite_size_figure(panels):
+    """δ₅₀ against d (log axis) per model: the measured points with their 95 % profile intervals, each
+    law fitted by the joint likelihood (labels: the slope per doubling, δ∞'s profile interval or its
+    one-sided bound), δ_NN(∞) (dash-dot) and the paper's value (dotted), all read from the
+    finite-size tables (docs/finite_size.md).
+
+    ``panels``: [(model, per-d rows, law rows, summary row, curve rows, δ_NN(∞), paper value)].
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.8), squeeze=False)
-    for ax, (model, points, laws, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False)
+    for ax, (model, points, laws, summary, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
         ok = [p for p in points if p["status"] in FITTED and np.isfinite(p["delta50_err"])]
+        value = np.array([p["delta50"] for p in ok])
+        low = np.array([p["delta50_low"] for p in ok])
+        high = np.array([p["delta50_high"] for p in ok])
+        err = np.array([p["delta50_err"] for p in ok])
+        below = np.where(np.isfinite(low), value - low, 2 * err)
+        above = np.where(np.isfinite(high), high - value, 2 * err)
         ax.errorbar(
             [p["d"] for p in ok],
-            [p["delta50"] for p in ok],
-            [p["delta50_err"] for p in ok],
+            value,
+            [below, above],
             fmt="ko",
             capsize=3,
             ms=4,
             label=r"GD $\delta_{50}(d)$",
             zorder=3,
         )
-        chosen = {r["law"] for r in laws if r["chosen"] is True}
-        for law, (colour, name) in LAW_STYLES.items():
+        by_law = {r["law"]: r for r in laws}
+        for law, (colour, style, name) in LAW_STYLES.items():
             rows = [r for r in curves if r["law"] == law]
             if not rows:
                 continue
-            d = np.array([r["d"] for r in rows])
-            value = np.array([r["value"] for r in rows])
-            err = np.array([r["err"] for r in rows])
-            fit = next(r for r in laws if r["law"] == law)
-            label = (
-                f"{name}: {fit['delta_inf']:.2f} [{fit['delta_inf_low']:.2f}, {fit['delta_inf_high']:.2f}]"
+            row = by_law[law]
+            if law in ("linear", "quadratic"):
+                key = "slope" if law == "linear" else "curvature"
+                detail = f"{summary[key]:.2f} " + _interval_text(
+                    np.nan, summary[f"{key}_low"], summary[f"{key}_high"]
+                )
+                detail += " per doubling" if law == "linear" else " per doubling²"
+            else:
+                detail = _interval_text(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
+            label = f"{name}: {detail} (ΔAICc {row['delta_aicc']:.1f})"
+            ax.plot(
+                [r["d"] for r in rows], [r["value"] for r in rows], style, color=colour, lw=1.1, label=label
             )
-            ax.plot(d, value, "-" if law in chosen else "--", color=colour, lw=1.2, label=label)
-            ax.fill_between(d, value - 2 * err, value + 2 * err, color=colour, alpha=0.12, lw=0)
         if np.isfinite(delta_nn):
             ax.axhline(
                 delta_nn, color="C3", ls="-.", lw=1, label=rf"$\delta_{{NN}}(\infty)$ = {delta_nn:.2f}"
             )
         if np.isfinite(paper):
             ax.axhline(paper, color="0.4", ls=":", lw=1, label=f"paper: {paper:g}")
-        ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=model)
+        verdict = _interval_text(np.nan, summary["delta_inf_low"], summary["delta_inf_high"])
+        title = f"{model}: δ∞ {summary['limit_status']}"
+        ax.set(
+            xscale="log",
+            xlabel="d",
+            ylabel=r"$\delta_{50}$",
+            title=title + ("" if verdict == "—" else f" {verdict}"),
+        )
+        ax.title.set_fontsize(9)
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # a narrow log range labels every minor tick
-        ax.legend(frameon=False, fontsize=6, loc="best")
-    fig.text(0.01, 0.005, "Bands: ±2σ of each fitted law; brackets: bootstrap interval of δ∞.", fontsize=7)
+        ax.legend(frameon=False, fontsize=5.5, loc="best")
+    fig.text(
+        0.01,
+        0.005,
+        "Error bars, brackets: 95 % profile-likelihood intervals (joint binomial likelihood of every cell).",
+        fontsize=7,
+    )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig

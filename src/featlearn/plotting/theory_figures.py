@@ -246,6 +246,16 @@ def prediction_figure(panels, level="rho_c"):
                 color="C1",
                 label=f"predicted, {symbol}={value:g}",
             )
+            limited = [r for r in pred if r.get("horizon_limited") is True]
+            ax_d.plot(
+                [r["d"] for r in limited],
+                [r["delta50_predicted"] for r in limited],
+                "o",
+                mfc="none",
+                color="C1",
+                ms=6,
+                label="horizon-limited" if value == values[0] and limited else None,
+            )
         ok = [f for f in fits if f["status"] in FITTED]
         ax_d.errorbar(
             [f["d"] for f in ok],
