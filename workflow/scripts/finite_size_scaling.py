@@ -17,7 +17,7 @@ models = sm.params.models
 for i, (model, spec) in enumerate(models.items()):
     seed = (identity_entropy(sm.params.seed, "finite_size", model),)
     rows = read_csv(sm.input[f"cells_{model}"])
-    log(f"model {model} ({i + 1}/{len(models)}): {len(rows)} cells, {sm.params.bootstrap} bootstrap replicates")
+    log(f"model {model} ({i + 1}/{len(models)}): {len(rows)} cells, {sm.params.bootstrap} replicates")
     delta_nn = float(theory[spec["theory"]]["delta_nn_long_time"]) if "theory" in spec else math.nan
     out = finite_size_analysis(
         rows,
@@ -35,10 +35,8 @@ for i, (model, spec) in enumerate(models.items()):
     for row in out["laws"] + out["summary"]:
         row |= context
     summary = out["summary"][0]
-    log(
-        f"{model}: slope per doubling {summary.get('slope', math.nan):.3g}, "
-        f"delta_inf {summary['limit_status']} [{summary['delta_inf_low']:.3g}, {summary['delta_inf_high']:.3g}]"
-    )
+    low, high, slope = summary["delta_inf_low"], summary["delta_inf_high"], summary.get("slope", math.nan)
+    log(f"{model}: slope {slope:.3g}/doubling, delta_inf {summary['limit_status']} [{low:.3g}, {high:.3g}]")
     for quality in out["collapse_quality"]:  # (F11): one scaling form for every d?
         log(f"{model} collapse ({quality['width']} width): deviance/dof = {quality['deviance_per_dof']:.3g}")
     for part in tables:
