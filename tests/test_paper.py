@@ -265,3 +265,16 @@ def test_the_dmft_claim_judges_the_error_with_its_combined_standard_error():
     assert (
         claims.claim_dmft(_results(**{"dmft_vs_simulation.csv": rows}), TOL)["verdict"] != claims.REPRODUCED
     )
+
+
+def test_finite_size_numbers_write_open_sides_and_what_would_decide():
+    from featlearn.analysis import manuscript_numbers as mn
+
+    assert mn._interval(4.12, 3.59, 4.31) == "4.12 [3.59, 4.31]"
+    assert mn._interval(math.inf, 3.81, math.nan) == "∞ [3.81, ∞]"  # a limit law at its no-limit end
+    assert mn._interval(math.nan, math.nan, math.nan) == "—"
+    row = {"decide_core_hours": 38867.7, "decide_d_max": 32000.0, "decide_trials": 30.0}
+    assert "d up to 32000 with 30 trials per cell: 38868 core-hours" in mn.decide_text(row)
+    none = {"decide_core_hours": math.nan, "decide_searched_d_max": 256000.0}
+    assert mn.decide_text(none).startswith("no design up to d = 256000")
+    assert mn.decide_text({"decide_core_hours": math.nan, "decide_searched_d_max": math.nan}) == ""

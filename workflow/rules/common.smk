@@ -309,6 +309,12 @@ def finite_size_pricing():
     return canonical(out)
 
 
+def spectral_threshold_inputs(w):
+    """The plateau cells of the spectral-threshold scan, per activation (``cells_<activation>``)."""
+    activations = config.get("spectral_threshold", {}).get("delta", {})
+    return {f"cells_{act}": job_outputs("spectral_threshold_cell", activation=act) for act in activations}
+
+
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -355,6 +361,8 @@ def index_tables():
     names += ["escape_prediction.csv", "delta50_prediction.csv"]
     names += ["finite_size_summary.csv", "finite_size_scaling.csv", "finite_size_points.csv"]
     names += ["finite_size_collapse.csv", "finite_size_decide.csv"]
+    if config.get("spectral_threshold"):
+        names.append("spectral_threshold.csv")
     if config["escape"].get("two_stage"):
         names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
     if config.get("conventions"):
@@ -370,6 +378,8 @@ def all_targets():
     targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
     targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
     targets.append(f"{RESULTS}/tables/finite_size_scaling.csv")
+    if config.get("spectral_threshold"):
+        targets.append(f"{RESULTS}/tables/spectral_threshold.csv")
     if config["escape"].get("two_stage"):
         targets.append(f"{RESULTS}/tables/delta50_two_stage.csv")
     if config.get("conventions"):

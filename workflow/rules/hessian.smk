@@ -3,6 +3,7 @@
 
 localrules:
     hessian_table,
+    spectral_threshold_table,
     landscape_figure,
 
 
@@ -31,6 +32,55 @@ rule hessian_cell:
         ENV
     script:
         "../scripts/hessian_cell.py"
+
+
+use rule hessian_cell as spectral_threshold_cell with:
+    message:
+        "Plateau spectral threshold: {wildcards.activation}, d={wildcards.d}, delta={wildcards.delta}"
+    input:
+        unpack(kernel_cache("spectral_threshold_cell", "hessian_cell")),
+        code=code("hessian_cell.py"),
+    output:
+        job_output("spectral_threshold_cell"),
+    log:
+        job_log("spectral_threshold_cell"),
+    benchmark:
+        job_benchmark("spectral_threshold_cell")
+    wildcard_constraints:
+        **job_constraints("spectral_threshold_cell"),
+    params:
+        **job_params("spectral_threshold_cell"),
+        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
+    resources:
+        mem_mb=job_mem_mb("spectral_threshold_cell"),
+        runtime=job_runtime("spectral_threshold_cell"),
+
+
+rule spectral_threshold_table:
+    message:
+        "The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))"
+    input:
+        unpack(spectral_threshold_inputs),
+        code=code("spectral_threshold_table.py"),
+        theory=f"{RESULTS}/tables/theory_thresholds.csv",
+    output:
+        table_output(f"{RESULTS}/tables/spectral_threshold.csv"),
+    log:
+        f"{RESULTS}/logs/hessian/spectral_threshold.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/hessian/spectral_threshold.tsv"
+    params:
+        report_caption=report_caption,
+        theory=canonical(config["theory"]["hessian_overlay"]),
+        activations=sorted(config.get("spectral_threshold", {}).get("delta", {})),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/spectral_threshold_table.py"
 
 
 rule hessian_table:

@@ -1,5 +1,5 @@
 """Finite-size analysis of GD's empirical threshold δ₅₀(d): what the cells of d ≤ d_max decide about
-its growth and its limit d → ∞ (docs/finite_size.md, eqs. (F1)–(F12)).
+its growth and its limit d → ∞, and what more would decide it (docs/finite_size.md, (F1)–(F13)).
 
 Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.csv``, see
 ``featlearn.analysis.sweeps.cell_summary``; the trials used are ``trials − diverged`` when a
@@ -20,6 +20,9 @@ Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.
 - A parametric bootstrap (F10) resamples every cell from the best-fitting law (the largest
   likelihood), refits the asymptotic laws and chooses among them by AICc: the frequency of each
   choice and the percentile interval of δ∞ over the replicates, ±∞ where the choice has no limit.
+- What would decide (F13): which added doublings of d and trials per cell separate "δ∞ = δ_NN(∞)"
+  from "growth ∝ log d" at 2σ on expected counts, each priced by a caller's cost model.
+- The collapse of every d onto one logistic (F11) and the second pass's δ placement (F12).
 """
 
 import argparse
@@ -40,6 +43,7 @@ LAWS = sl.LAWS
 ASYMPTOTIC = ("constant", "linear", "power", "log")
 """The laws that say where δ₅₀ goes as d → ∞ (a limit, or growth without one), among which AICc
 chooses (F6), (F10); the quadratic law only measures the curvature inside the range of d."""
+
 LEAVE_OUT_MAX = 2.0
 """|z| of the leave-out (F8) beyond which a law is never reported as a limit."""
 
@@ -503,7 +507,10 @@ def finite_size_analysis(
         row["boot_chosen"] = summary.get(f"boot_{row['law']}", np.nan)
     width_law = (lambda d: width.width(d, like.d_ref)) if np.isfinite(width.mu) else None
     typical = float(np.median([fits[d].scale for d in ds]))
-    decide = decision_designs(cells, ds, like, law_fits, delta_nn, width_law or (lambda d: typical), price)
+    decide = []  # two readings need the d that a limit needs (F9), else they are barely constrained
+    width_at = width_law or (lambda d: typical)
+    if len(ds) >= min_points:
+        decide = decision_designs(cells, ds, like, law_fits, delta_nn, width_at, price)
     best_design = cheapest_decision(decide)
     summary |= {
         "decide_d_max": best_design["d_max"] if best_design else np.nan,

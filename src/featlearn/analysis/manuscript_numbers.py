@@ -8,6 +8,7 @@ from pathlib import Path
 
 from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
+from featlearn.analysis.formatting import interval
 from featlearn.analysis.formatting import significant as fmt
 from featlearn.pipeline.manifest import table_caption
 
@@ -108,9 +109,12 @@ def results_index(tables):
 
 
 def _interval(value, low, high):
-    """ "v [low, high]", an open side written as ∞ (a one-sided profile interval)."""
-    ends = [fmt(x) if math.isfinite(x) else side for x, side in ((low, "−∞"), (high, "∞"))]
-    return f"{fmt(value)} [{ends[0]}, {ends[1]}]"
+    """The value and its interval, "v [low, high]", an open side written ∞ (a one-sided profile
+    interval), an infinite value (a law at its no-limit end) ∞; "—" without a value."""
+    if math.isnan(value):
+        return fmt(value)
+    text = fmt(value) if math.isfinite(value) else ("∞" if value > 0 else "−∞")
+    return f"{text} {interval(low, high)}"
 
 
 def finite_size_rows(rows):
@@ -175,6 +179,25 @@ def decide_text(row):
     if math.isfinite(row.get("decide_searched_d_max", math.nan)):
         return f"no design up to d = {int(row['decide_searched_d_max'])} separates {readings}"
     return ""
+
+
+def spectral_threshold_rows(rows):
+    """Per activation and d of spectral_threshold.csv (docs/finite_size.md, (F14)): δ_spec(d) with its
+    Fieller interval, the seeds, the share of seeds above it with a negative aligned outlier and
+    δ_NN(∞); None without the scan."""
+    if rows is None:
+        return None
+    return [
+        {
+            "activation": r["activation"],
+            "d": str(int(r["d"])),
+            "seeds": str(int(r["seeds"])),
+            "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
+            "aligned": fmt(r["aligned_above"], 2),
+            "delta_nn": fmt(r["delta_nn_long_time"]),
+        }
+        for r in rows
+    ]
 
 
 def finite_size_point_rows(rows):
@@ -253,6 +276,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "prediction": prediction_rows(tables["delta50_prediction.csv"]),
         "finite_size": finite_size_rows(tables["finite_size_scaling.csv"]),
         "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
+        "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),

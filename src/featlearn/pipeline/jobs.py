@@ -112,6 +112,16 @@ def _hessian_cells(config):
     ]
 
 
+def _spectral_threshold_cells(config):
+    scan = config.get("spectral_threshold") or {"d": [], "delta": {}}
+    return [
+        {"activation": act, "d": str(d), "delta": fmt(dl)}
+        for act, deltas in scan["delta"].items()
+        for d in scan["d"]
+        for dl in deltas
+    ]
+
+
 def _landscape_cells(config):
     spec = config["landscape"]
     return [{"activation": spec["activation"], "delta": fmt(dl)} for dl in spec["delta"]]
@@ -423,6 +433,15 @@ KINDS = (
         _plateau_cost,
         lambda w: f"hessian.delta.{w.activation}",
         constraints=(_DELTA,),
+    ),
+    Kind(
+        "spectral_threshold_cell",
+        "spectral_threshold/{activation}/d{d}_delta{delta}",
+        _spectral_threshold_cells,
+        lambda c, w: typed.spectral_threshold_settings(c, w.activation, int(w.d)),
+        _plateau_cost,
+        lambda w: f"spectral_threshold.delta.{w.activation}",
+        constraints=(_D, _DELTA),
     ),
     Kind(
         "landscape_cell",

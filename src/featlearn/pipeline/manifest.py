@@ -258,6 +258,8 @@ TABLES = {
     "likelihood-ratio p-value, δ∞ with its profile interval, and the prediction of the largest d.",
     "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
     "width from the logistic fit.",
+    "spectral_threshold.csv": "Per activation and d: δ_spec(d), the zero crossing of the plateau Hessian's "
+    "smallest eigenvalue against δ, with Fieller's interval, and δ_NN(∞).",
     "finite_size_decide.csv": "Per model and design (new doublings of d, trials per cell): the expected "
     "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours (upper bound).",
     "finite_size_collapse.csv": "Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), "

@@ -544,6 +544,27 @@ def plateau_settings(config, activation):
     return _build(PlateauSettings, config, "hessian", spec, "hessian", activation=activation, fixed=fixed)
 
 
+def spectral_threshold_settings(config, activation, d):
+    """Plateau cells of the spectral-threshold scan (docs/finite_size.md, (F14)) of ``activation`` at
+    dimension ``d``: the Hessian cells' grad_tol, checkpoints and k, the scan's seeds; float64."""
+    spec = {k: config["hessian"][k] for k in ("grad_tol", "checkpoints", "k")}
+    scan = config["spectral_threshold"]
+    fixed = {
+        "dtype": ("float64", None),
+        "d": (d, "spectral_threshold.d"),
+        "seeds": (scan["seeds"], "spectral_threshold.seeds"),
+    }
+    return _build(
+        PlateauSettings,
+        config,
+        "hessian",
+        spec,
+        "spectral_threshold",
+        activation=activation,
+        fixed=fixed,
+    )
+
+
 landscape_settings = plateau_settings
 """Fig 3 runs restricted GD to the plateau with the Hessian cells' settings of its activation."""
 
