@@ -399,6 +399,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "theory_figure": 1,  # fig10b_delta_nn draws them
         "escape_prediction_table": 1,  # reads the theory table
         "finite_size_scaling": 1,  # extrapolates the gelu sweep's δ₅₀(d)
+        "spectral_threshold_table": 1,  # reads δ_NN(∞) from the theory table
         "claims_table": 1,  # the Fig 4 sweep's δ₅₀ is a claim
         "manuscript": 1,
         "all": 1,
@@ -432,6 +433,7 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "hessian_delta_figure": 1,  # draws the quad fixed point
         "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
         "finite_size_scaling": 1,  # so does the finite-size table
+        "spectral_threshold_table": 1,  # and the spectral-threshold table
         "phase_figure": 1,  # the bump sweep's figure draws that prediction
         "claims_table": 1,  # so do the claims
         "manuscript": 1,
@@ -448,6 +450,9 @@ def rule_scripts():
             name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)
             if name and script:
                 out[name.group(1)] = script.group(1)
+    for path in (ROOT / "workflow" / "rules").glob("*.smk"):  # `use rule A as B with:` runs A's script
+        for parent, child in re.findall(r"^use rule (\w+) as (\w+) with:", path.read_text(), re.M):
+            out[child] = out[parent]
     return out
 
 

@@ -551,7 +551,7 @@ def spectral_threshold_settings(config, activation, d):
     scan = config["spectral_threshold"]
     fixed = {
         "dtype": ("float64", None),
-        "d": (d, "spectral_threshold.d"),
+        "d": (d, None),  # a cell coordinate: editing the list adds or drops cells, as for a sweep's d
         "seeds": (scan["seeds"], "spectral_threshold.seeds"),
     }
     return _build(
