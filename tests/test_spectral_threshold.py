@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from featlearn.analysis.spectral_threshold import bracketing_window, crossing, spectral_threshold_rows, trend
+from featlearn.analysis.spectral_threshold import crossing, spectral_threshold_rows, trend
 
 
 def test_fieller_interval_covers_the_crossing_at_its_level():
@@ -32,26 +32,24 @@ def test_an_insignificant_slope_leaves_the_interval_open():
     assert all(math.isnan(x) for x in crossing([1.0, 1.0, 1.0], [0.1, 0.2, 0.3]))
 
 
-def test_the_window_brackets_the_first_sign_change_and_rows_report_alignment():
-    delta = np.repeat([4.0, 6.0, 8.0, 12.0, 16.0, 24.0], 2)
-    lam = np.repeat([0.5, 0.3, 0.1, -0.1, -0.4, -1.5], 2)
-    assert list(bracketing_window(delta, lam)) == [6.0, 8.0, 12.0, 16.0]
-    assert list(bracketing_window(delta, np.abs(lam))) == list(np.unique(delta))  # never negative
+def test_rows_regress_every_seed_of_a_d_and_report_alignment():
+    grid = [8.0, 9.0, 10.0, 11.0]
     cells = [
         {
-            "d": 300,
+            "d": d,
             "delta": x,
             "eigenvalues": np.array([[v + 0.01], [v - 0.01]]),
             "overlap2": np.array([[0.5], [0.5]]),
         }
-        for x, v in zip(np.unique(delta), [0.5, 0.3, 0.1, -0.1, -0.4, -1.5], strict=True)
+        for d in (300, 600)
+        for x, v in zip(grid, 0.1 * (9.5 - np.array(grid)) * (d / 300), strict=True)
     ]
-    (row,) = spectral_threshold_rows("gelu", cells)
-    assert row["d"] == 300 and row["deltas"] == "6,8,12,16" and row["seeds"] == 8
-    assert (
-        8.0 < row["delta_spec"] < 12.0 and row["delta_spec_low"] < row["delta_spec"] < row["delta_spec_high"]
-    )
-    assert row["aligned_above"] == pytest.approx(1.0)
+    rows = spectral_threshold_rows("gelu", cells)
+    assert [r["d"] for r in rows] == [300, 600] and rows[0]["deltas"] == "8,9,10,11" and rows[0]["seeds"] == 8
+    for row in rows:
+        assert row["delta_spec"] == pytest.approx(9.5)
+        assert row["delta_spec_low"] < 9.5 < row["delta_spec_high"]
+        assert row["aligned_above"] == pytest.approx(1.0)  # every seed above 9.5 is negative and aligned
 
 
 def test_trend_is_the_weighted_least_squares_of_the_crossings():

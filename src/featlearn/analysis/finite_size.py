@@ -546,9 +546,10 @@ def _determined(like, law_fits, level):
 
 
 def law_curves(model, like, law_fits, points=60, reach=8.0):
-    """Rows (model, law, d, value) of each fitted law on a geometric grid from d_min/1.5 to
-    reach·d_max: the lines of the figure."""
-    grid = np.geomspace(like.ds.min() / 1.5, reach * like.ds.max(), points)
+    """Rows (model, law, d, value) of each fitted law on a geometric grid from d_min to reach·d_max:
+    the lines of the figure (the laws are not extrapolated below the smallest d, where the log law
+    can reach its pole d = d₀)."""
+    grid = np.geomspace(like.ds.min(), reach * like.ds.max(), points)
     rows = []
     for law, f in law_fits.items():
         if f.status != "ok":

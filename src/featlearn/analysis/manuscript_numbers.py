@@ -134,7 +134,9 @@ def finite_size_rows(rows):
                 if limit
                 else "none",
                 "leave_out": f"{pm(r['loo_predicted'], r['loo_predicted_err'])} vs "
-                f"{pm(r['loo_measured'], r['loo_measured_err'])} (z = {fmt(r['loo_z'], 2)})",
+                f"{pm(r['loo_measured'], r['loo_measured_err'])} (z = {fmt(r['loo_z'], 2)})"
+                if r["loo_status"] == "ok"
+                else f"not fitted: {r['loo_status']}",
                 "d_left_out": fmt(r["d_left_out"]),
             }
         )

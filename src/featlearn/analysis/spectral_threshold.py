@@ -2,7 +2,8 @@
 Hessian at the converged restricted-GD plateau crosses zero (docs/finite_size.md, eq. (F14)).
 
 Per (d, δ, seed) the plateau cells (``hessian.plateau``) record λ_min and the overlap² of its
-eigenvector with the hard subspace.  Per d, λ_min is regressed on δ over that d's cells,
+eigenvector with the hard subspace.  Per d, λ_min is regressed on δ over that d's cells (a narrow
+grid around the crossing: the line is a local description),
 
     λ_min = α + β δ + ε,   ε ~ N(0, s²)  (s² the pooled residual variance, n − 2 dof),        (F14)
 
@@ -54,32 +55,17 @@ def crossing(delta, lam, level=0.95):
     return float(estimate), float(low), float(high), float(beta), math.sqrt(s2)
 
 
-def bracketing_window(delta, lam, reach=2):
-    """The δ of the cells the regression (F14) uses: ``reach`` grid values on each side of where the
-    mean λ_min over seeds first turns negative along δ (every δ when it never changes sign), so
-    that a wide grid's curvature stays out of the linear fit."""
-    grid = np.unique(delta)
-    means = np.array([lam[delta == x].mean() for x in grid])
-    negative = np.flatnonzero(means < 0)
-    if negative.size == 0 or negative[0] == 0:
-        return grid
-    first = int(negative[0])
-    return grid[max(first - reach, 0) : first + reach]
-
-
 def spectral_threshold_rows(activation, cells, level=0.95):
     """Per d of the plateau cells ({d, delta, eigenvalues[seed, k], overlap2[seed, k]}): δ_spec(d)
-    with its Fieller interval (F14) over the cells of ``bracketing_window``, the slope dλ_min/dδ, the
-    residual spread, the seeds and δ used, and the fraction of seeds above δ_spec whose λ_min is a
-    negative aligned outlier."""
+    with its Fieller interval (F14) over every seed of that d (the scan's δ grid is narrow, around
+    the crossing), the slope dλ_min/dδ, the residual spread, the seeds and δ used, and the fraction
+    of seeds above δ_spec whose λ_min is a negative aligned outlier."""
     rows = []
     for d in sorted({int(c["d"]) for c in cells}):
         at_d = [c for c in cells if int(c["d"]) == d]
         delta = np.concatenate([np.full(c["eigenvalues"].shape[0], float(c["delta"])) for c in at_d])
         lam = np.concatenate([c["eigenvalues"][:, 0] for c in at_d])
         ov2 = np.concatenate([c["overlap2"][:, 0] for c in at_d])
-        used = np.isin(delta, bracketing_window(delta, lam))
-        delta, lam, ov2 = delta[used], lam[used], ov2[used]
         estimate, low, high, slope, spread = crossing(delta, lam, level)
         above = delta > estimate if math.isfinite(estimate) else np.zeros(delta.size, bool)
         aligned = negative_aligned(lam[above], ov2[above])

@@ -520,6 +520,12 @@ def finite_size_figure(panels):
             )
         if np.isfinite(paper):
             ax.axhline(paper, color="0.4", ls=":", lw=1, label=f"paper: {paper:g}")
+        # the frame holds the measurements and the reference values; an extrapolated law may leave it
+        marks = [*(low[np.isfinite(low)]), *(high[np.isfinite(high)]), *value]
+        marks += [x for x in (delta_nn, paper) if np.isfinite(x)]
+        if marks:
+            pad = 0.15 * (max(marks) - min(marks)) + 0.1
+            ax.set_ylim(min(marks) - pad, max(marks) + pad)
         verdict = _interval_text(np.nan, summary["delta_inf_low"], summary["delta_inf_high"])
         title = f"{model}: δ∞ {summary['limit_status']}"
         ax.set(
