@@ -355,7 +355,7 @@ def test_leave_out_z_has_unit_spread():
     z, pred, err = [], [], []
     for _ in range(60):
         cells = simulate(60, seed=int(rng.integers(1 << 30)), n_delta=6, span=2.0)
-        lo = fs.leave_largest_out(cells, sorted(cells), "linear")
+        lo = fs.leave_largest_out(cells, sorted(cells), ["linear"])["linear"]
         z.append(lo["loo_z"])
         pred.append(lo["loo_predicted"])
         err.append(lo["loo_predicted_err"])

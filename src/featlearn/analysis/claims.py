@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from featlearn.analysis.criteria import agrees, allowed_gap
+from featlearn.analysis.criteria import agrees, allowed_gap, half_width
 from featlearn.analysis.formatting import interval, significant
 from featlearn.analysis.thresholds import FITTED
 
@@ -77,11 +77,9 @@ class Threshold:
         return (self.low, self.high)
 
     def half_widths(self):
-        """(below, above): the interval's sides, 2σ where a side is open."""
-        below, above = self.value - self.low, self.high - self.value
-        return (
-            below if math.isfinite(below) else 2 * self.error,
-            above if math.isfinite(above) else 2 * self.error,
+        """(below, above): the interval's sides, 2σ where a side is open (``criteria.half_width``)."""
+        return tuple(
+            half_width(self.value, self.error, side, self.interval) for side in (-math.inf, math.inf)
         )
 
     def text(self):

@@ -172,21 +172,25 @@ def prediction(like, law_fit, d):
     return value, float(np.sqrt(grad @ np.linalg.solve(info, grad)))
 
 
-def leave_largest_out(cells, ds, law):
-    """(F8): the law fitted on every usable d but the largest, d★, and its prediction there against
-    the measurement: z = (δ̂₅₀(d★) − f(d★; θ̂)) / √(σ_pred² + σ★²), σ★ the Gaussian width of d★'s
-    profile; NaN with a status where the other d are too few for the law."""
+def leave_largest_out(cells, ds, laws):
+    """(F8) per law of ``laws``: the law fitted on every usable d but the largest, d★, and its
+    prediction there against the measurement, z = (δ̂₅₀(d★) − f(d★; θ̂)) / √(σ_pred² + σ★²), σ★ the
+    Gaussian width of d★'s profile; NaN with a status where the other d are too few for the law.
+    The reduced likelihood and d★'s profile are built once for every law."""
     d_star = ds[-1]
-    out = {"d_left_out": float(d_star), "loo_predicted": np.nan, "loo_predicted_err": np.nan}
     star = WidthProfile.from_cells(cells[d_star].delta, cells[d_star].successes, cells[d_star].trials)
-    out |= {"loo_measured": star.peak, "loo_measured_err": star.curvature_error(), "loo_z": np.nan}
-    if len(ds) - 1 < sl.MIN_D[law]:
-        return out | {"loo_status": f"too few d ({len(ds) - 1})"}
-    reduced = joint_likelihood(cells, ds[:-1])
-    law_fit = sl.fit(reduced, law)
-    value, err = prediction(reduced, law_fit, d_star)
-    z = (star.peak - value) / math.hypot(err, out["loo_measured_err"])
-    return out | {"loo_predicted": value, "loo_predicted_err": err, "loo_z": z, "loo_status": "ok"}
+    base = {"d_left_out": float(d_star), "loo_predicted": np.nan, "loo_predicted_err": np.nan}
+    base |= {"loo_measured": star.peak, "loo_measured_err": star.curvature_error(), "loo_z": np.nan}
+    reduced = joint_likelihood(cells, ds[:-1]) if len(ds) > 1 else None
+    out = {}
+    for law in laws:
+        if len(ds) - 1 < sl.MIN_D[law]:
+            out[law] = base | {"loo_status": f"too few d ({len(ds) - 1})"}
+            continue
+        value, err = prediction(reduced, sl.fit(reduced, law), d_star)
+        z = (star.peak - value) / math.hypot(err, base["loo_measured_err"])
+        out[law] = base | {"loo_predicted": value, "loo_predicted_err": err, "loo_z": z, "loo_status": "ok"}
+    return out
 
 
 def information_criteria(fits, n_obs):
@@ -391,6 +395,7 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
     (limit laws, F5), the parameters, and the leave-out (F8)."""
     n_obs = sum(cells[d].delta.size for d in ds)
     criteria = information_criteria(fits, n_obs)
+    leave_out = leave_largest_out(cells, ds, LAWS)
     rows, intervals = [], {}
     for law in LAWS:
         f = fits.get(law) or sl.Fit(law, (np.nan,) * sl.N_PARAMS[law], np.nan, 0, f"too few d ({len(ds)})")
@@ -409,7 +414,7 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
         elif law == "constant" and f.status == "ok":
             iv = sl.parameter_interval(like, f, 0, level)
             row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
-        rows.append(row | leave_largest_out(cells, ds, law))
+        rows.append(row | leave_out[law])
     return rows, intervals
 
 
