@@ -28,7 +28,7 @@ import yaml
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
-from featlearn.hessian import spectrum as hessian
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.pipeline.settings import sweep_settings
 
 ROOT = Path(__file__).resolve().parents[1]

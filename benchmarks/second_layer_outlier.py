@@ -36,10 +36,10 @@ import time
 import numpy as np
 from second_layer_common import add_model_arguments, restricted_run
 
-from featlearn.analysis.thresholds import first_crossing
-from featlearn.hessian import spectrum as hessian
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network
 from featlearn.theory import dmft
+from featlearn.theory.crossing import first_crossing
 from featlearn.theory.delta_nn import outlier_track
 
 TRAIN = ("theta", "a", "b")

@@ -27,7 +27,7 @@ from scipy.sparse.linalg import eigsh
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
-from featlearn.hessian import spectrum as hessian
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.pipeline import settings as typed
 from featlearn.plan import load_config
 

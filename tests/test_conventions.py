@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from featlearn.analysis import conventions as score
-from featlearn.gd import conventions as scan
+from featlearn.cells import conventions as scan
 from featlearn.gd import trials
 from featlearn.model.activations import evaluate
 from featlearn.model.links import get_link

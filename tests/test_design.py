@@ -18,7 +18,8 @@ from featlearn.analysis import design
 from featlearn.io.results import read_csv
 from featlearn.model.catalogue import substitute
 from featlearn.pipeline import checks, jobs
-from featlearn.theory.design import FixedPointMargin, design_theory, dmft_grid, fixed_point_threshold
+from featlearn.theory.delta_nn import FixedPointMargin
+from featlearn.theory.design import design_theory, dmft_grid, fixed_point_threshold
 from featlearn.theory.design_family import evaluate
 
 GELU = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0)

@@ -8,7 +8,7 @@ import yaml
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
-from featlearn.hessian import spectrum as hessian
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network
 from featlearn.model.loss import named_loss
 from featlearn.pipeline.settings import sweep_settings

@@ -1,4 +1,4 @@
-"""The hard-coordinate process (theory.escape) against simulation (gd.escape_runs), and its finite-d
+"""The hard-coordinate process (theory.escape) against simulation (cells.escape), and its finite-d
 referee."""
 
 from pathlib import Path
@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 import yaml
 
-from featlearn.gd import escape_runs
+from featlearn.cells import escape as escape_runs
+from featlearn.cells import linearisation
 from featlearn.pipeline import settings
-from featlearn.theory import dmft, escape, linearisation
+from featlearn.theory import dmft, escape
 
 ROOT = Path(__file__).resolve().parents[1]
 REFEREE = settings.referee_settings(yaml.safe_load((ROOT / "config.yaml").read_text()), "gelu_bump")

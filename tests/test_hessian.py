@@ -8,7 +8,7 @@ from test_engine import SETTINGS
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
-from featlearn.hessian import spectrum as hessian
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network
 from featlearn.pipeline.settings import PlateauSettings
 

@@ -186,7 +186,8 @@ def test_the_results_index_lists_each_table_with_its_caption_and_shape():
     from featlearn.pipeline.manifest import table_caption
 
     rows = [{"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 4.0}]
-    index = results_index({"results/tables/escape_signal.csv": rows, "results/tables/gelu_cells.csv": []})
+    tables = {"results/tables/escape_signal.csv": rows, "results/tables/gelu_cells.csv": []}
+    index = results_index(tables, table_caption)
     assert index[0] == {
         "table": "escape_signal.csv",
         "caption": table_caption("escape_signal.csv"),

@@ -1,8 +1,12 @@
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from featlearn.analysis.theory_tables import long_time_threshold, simulated_crossing
-from featlearn.analysis.thresholds import first_crossing
+from featlearn.theory.crossing import first_crossing, first_root
+from featlearn.theory.delta_nn import FixedPointMargin, fixed_point_model
+from featlearn.theory.design import fixed_point_threshold
 
 
 def test_first_crossing_interpolates_the_first_sign_change():
@@ -14,15 +18,38 @@ def test_first_crossing_interpolates_the_first_sign_change():
     assert np.isnan(value) and status == "none"
 
 
-def test_long_time_threshold_reports_the_at_check_at_the_crossing():
-    fp = {
-        "delta": np.array([4.0, 8.0, 12.0]),
-        "margin": np.array([1.0, 0.5, -0.5]),
-        "at_value": np.array([0.5, 0.9, 0.8]),
-    }
-    assert long_time_threshold(fp) == (pytest.approx(10.0), "ok", True)
-    fp["at_value"] = np.array([0.5, 1.2, 0.8])
-    assert long_time_threshold(fp)[2] is False
+def test_first_root_refines_the_first_sign_change_and_names_what_it_cannot():
+    def margin(delta):
+        return (delta - 5.3) * (delta - 9.0)  # zeros at 5.3 (the first, along δ) and 9
+
+    deltas = [4.0, 6.0, 8.0, 10.0]
+    values = [margin(d) for d in deltas]
+    root, status = first_root(margin, deltas[::-1], values[::-1], xtol=1e-10)  # any order
+    assert status == "ok" and root == pytest.approx(5.3, abs=1e-9)
+    assert first_root(margin, [6.0, 8.0], [margin(6.0), margin(8.0)]) == (
+        pytest.approx(np.nan, nan_ok=True),
+        "below_bracket",
+    )
+    assert first_root(margin, [10.0, 12.0], [1.0, 2.0])[1] == "none"
+    assert first_root(margin, [10.0, 12.0], [np.nan, 2.0])[1] == "unsolved"
+    assert first_root(margin, deltas, [1.0, np.nan, -1.0, 1.0])[1] == "unsolved"
+    assert first_root(lambda d: np.nan, deltas, values)[1] == "unsolved"  # a solve inside fails
+
+
+def test_a_theory_model_and_the_designer_find_the_same_long_time_threshold():
+    """One root-finder: the fixed-point job's δ_NN(∞) from its own δ grid equals the designer's from
+    a geometric scan (both refined to 1e-4), the margin changes sign there, and the table reads it
+    with the AT check at the root."""
+    gelu = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0, loss=None, huber=None)
+    fp = fixed_point_model(gelu, [7.0, 8.5, 10.0, 11.5], 40, log=lambda _: None)
+    design = fixed_point_threshold(gelu, 40, (4.0, 16.0), 6, log=lambda _: None)
+    assert fp["delta_nn_inf_status"] == design["status"] == "ok"
+    assert fp["delta_nn_inf"] == pytest.approx(design["delta_nn_inf"], abs=3e-4)
+    assert 8.5 < fp["delta_nn_inf"] < 10.0
+    below, above = (FixedPointMargin(gelu, 40)(fp["delta_nn_inf"] + s * 0.01)[0] for s in (-1, 1))
+    assert below > 0 > above
+    value, status, stable = long_time_threshold(fp)
+    assert (value, status, stable) == (fp["delta_nn_inf"], "ok", fp["delta_nn_inf_at"] < 1.0)
 
 
 def test_simulated_crossing_needs_an_aligned_negative_eigenvalue():

@@ -1,8 +1,8 @@
 import numpy as np
 from test_engine import SETTINGS
 
+from featlearn.cells.referee import trajectory_cell
 from featlearn.pipeline.settings import RefereeSettings
-from featlearn.theory.referee import trajectory_cell
 
 BASE = {k: v for k, v in SETTINGS.asdict().items() if k in RefereeSettings.field_names()}
 REFEREE = RefereeSettings(

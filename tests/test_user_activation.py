@@ -15,8 +15,8 @@ import yaml
 from test_reruns import summary_plan
 from test_workflow import TINY, copy_workflow, snakemake
 
-from featlearn.io.job import MODEL_KERNEL_ENV
 from featlearn.model.catalogue import BUILT_IN, ExpressionError, config_kernel_source, parse
+from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 from featlearn.pipeline import checks, jobs, kernels
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,7 +204,7 @@ def test_a_job_loads_the_generated_kernel_named_by_the_environment(tmp_path):
 def test_the_kernel_cannot_be_chosen_after_activations_is_imported():
     code = (
         "import featlearn.model.activations\n"
-        "from featlearn.io.job import use_model_kernel\n"
+        "from featlearn.model.kernel_choice import use_model_kernel\n"
         "use_model_kernel('x.py')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

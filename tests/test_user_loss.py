@@ -14,10 +14,10 @@ import sympy
 import yaml
 from test_user_activation import LOGCOSH, SWISH, TINY_CONFIG, config_error, with_logcosh, with_swish
 
-from featlearn.io.job import MODEL_KERNEL_ENV
 from featlearn.model import catalogue
 from featlearn.model.catalogue import BUILT_IN_LOSSES, ExpressionError, config_kernel_source, parse_loss
 from featlearn.model.compiled import LOSSES
+from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 from featlearn.pipeline import checks, kernels
 
 USER_LOSSES = {"logcosh": LOGCOSH, "pseudo_huber": "sqrt(1 + e**2) - 1", "quartic": "e**2/2 + e**4/4"}

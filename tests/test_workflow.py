@@ -44,8 +44,14 @@ def job_counts(output):
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
 
 
-def test_dry_run_of_the_default_dag():
-    proc = snakemake(ROOT, "-n", "--forceall")
+def test_dry_run_of_the_default_dag_loads_no_numba(tmp_path):
+    """The whole default DAG, planned by a master process that finds first on its path a numba that
+    fails on import: the Snakefile, the rules and every module they import never load numba."""
+    fake = tmp_path / "numba"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('the Snakemake master imported numba')\n")
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    proc = snakemake(ROOT, "-n", "--forceall", env={**os.environ, "PYTHONPATH": path})
     counts = job_counts(proc.stdout)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     cells = sum(len(s["d"]) * len(s["delta"]) for s in config["sweeps"].values())

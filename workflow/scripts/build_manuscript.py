@@ -6,6 +6,7 @@ import typst
 from featlearn.analysis.manuscript_numbers import numbers, results_index
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv
+from featlearn.pipeline.manifest import table_caption
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
@@ -28,7 +29,7 @@ out = numbers(
     sm.params.paper,
     sm.params.design_stem,
 )
-out["index"] = results_index({p: read_csv(p) for p in sm.input.index})
+out["index"] = results_index({p: read_csv(p) for p in sm.input.index}, table_caption)
 out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}
 Path(sm.output.numbers).write_text(json.dumps(out, indent=1, ensure_ascii=False))
 inputs = {"numbers": "/" + sm.output.numbers}

@@ -4,7 +4,7 @@ from featlearn.io.job import start_job
 def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
-    from featlearn.gd.conventions import plateau_run
+    from featlearn.cells.conventions import plateau_run
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
     from featlearn.pipeline.settings import ConventionPlateauSettings

@@ -3,7 +3,7 @@ from featlearn.io.job import start_job
 
 def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
-    from featlearn.gd.conventions import scan
+    from featlearn.cells.conventions import scan
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
     from featlearn.pipeline.settings import SweepSettings

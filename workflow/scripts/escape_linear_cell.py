@@ -3,7 +3,7 @@ from featlearn.io.job import start_job
 
 def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
-    from featlearn.gd.escape_runs import linear_stage_cell
+    from featlearn.cells.escape import linear_stage_cell
     from featlearn.io.cells import run_delta_cell
     from featlearn.pipeline.settings import EscapeLinearSettings
 

@@ -3,9 +3,9 @@ from featlearn.io.job import start_job
 
 def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
+    from featlearn.cells.referee import trajectory_cell
     from featlearn.io.cells import run_delta_cell
     from featlearn.pipeline.settings import RefereeSettings
-    from featlearn.theory.referee import trajectory_cell
 
     run_delta_cell(sm, RefereeSettings, trajectory_cell, log)
 

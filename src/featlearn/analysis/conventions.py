@@ -69,7 +69,7 @@ def within(value, error, target, tolerance):
 
 def scan_rows(scans, keys):
     """Logistic fits of the scans under each convention's success rule.  ``scans[(convention,
-    activation, d)]`` = a ``gd.conventions.scan`` result; ``keys[convention]`` its keys.  Returns
+    activation, d)]`` = a ``cells.conventions.scan`` result; ``keys[convention]`` its keys.  Returns
     (one row per scan, {(convention, activation): (d, δ₅₀, error, status) at the largest d})."""
     rows, fits = [], {}
     for (name, activation, d), scan in sorted(scans.items()):

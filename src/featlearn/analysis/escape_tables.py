@@ -1,4 +1,4 @@
-"""The linear stage of the escape, theory (``theory.escape``) against simulation (``gd.escape_runs``):
+"""The linear stage of the escape, theory (``theory.escape``) against simulation (``cells.escape``):
 one row per (model, δ, t) of the variance of the hard coordinate u^t = √d θ₁^t and the median
 overlap (docs/escape.md: V of (E5), the median overlap (E6), the referee (E7) and its linear horizon;
 the planted runs against (E8) and (E9))."""

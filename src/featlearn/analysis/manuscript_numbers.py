@@ -10,7 +10,6 @@ from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import interval
 from featlearn.analysis.formatting import significant as fmt
-from featlearn.pipeline.manifest import table_caption
 
 
 def pm(value, error):
@@ -96,15 +95,16 @@ def landscape_numbers(cells):
     ]
 
 
-def results_index(tables):
+def results_index(tables, caption):
     """The manuscript's results index: per results table (path → rows) of this build, its file,
-    what it holds (``manifest.table_caption``), its rows and columns.  Overlay results reach the
-    reader through it: a build with an overlay lists the overlay's tables."""
+    what it holds (``caption(file name)``: the workflow's table manifest), its rows and columns.
+    Overlay results reach the reader through it: a build with an overlay lists the overlay's
+    tables."""
     out = []
     for path, rows in tables.items():
         name = Path(path).name
         shape = {"rows": str(len(rows)), "columns": str(len(rows[0]) if rows else 0)}
-        out.append({"table": name, "caption": table_caption(name), **shape})
+        out.append({"table": name, "caption": caption(name), **shape})
     return out
 
 

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from featlearn.analysis.criteria import agrees, allowed_gap
-from featlearn.analysis.thresholds import FITTED, first_crossing
+from featlearn.analysis.thresholds import FITTED
+from featlearn.theory.crossing import first_crossing
 
 
 def _cell_at(rows, d, delta):
@@ -60,7 +61,7 @@ def prediction_rows(model, sweep, cells, sweep_rows, level="rho_c"):
 
 
 def _crossing(deltas, p):
-    """(δ where p first exceeds ½, status): ``thresholds.first_crossing`` of ½ − p, NaN unless "ok"."""
+    """(δ where p first exceeds ½, status): ``crossing.first_crossing`` of ½ − p, NaN unless "ok"."""
     value, status = first_crossing(deltas, [0.5 - x for x in p])
     return (value if status == "ok" else float("nan")), status
 
@@ -76,7 +77,7 @@ def horizon_limited(predicted, status, half, tolerance):
 
 def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolerance, level="rho_c"):
     """Per (d, level): δ₅₀ predicted (where the predicted P first exceeds ½ on the model's δ grid,
-    ``thresholds.first_crossing`` of ½ − P; NaN with its status when it does so below the grid or
+    ``crossing.first_crossing`` of ½ − P; NaN with its status when it does so below the grid or
     never), at half the horizon and whether it is horizon-limited (``horizon_limited``), and,
     where the sweep has that d, its fitted δ₅₀ ± error with its profile interval, the allowed gap
     (that interval's side towards the prediction, at least ``tolerance``) and whether the two agree

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from featlearn.analysis.criteria import ALIGNED_OVERLAP2
-from featlearn.analysis.thresholds import first_crossing
 from featlearn.io.results import load_npz
+from featlearn.theory.crossing import first_crossing
 
 
 def load_theory(dmft_files, fixed_point_files, sim_files):
@@ -67,14 +67,9 @@ def minimum_over_time(curve, se, statuses):
 
 
 def long_time_threshold(fp):
-    """(δ_NN(∞), status, AT-stable at the bracketing grid points) from the fixed-point margins."""
-    value, status = first_crossing(fp["delta"], fp["margin"])
-    if status != "ok":
-        return value, status, False
-    i = np.searchsorted(np.sort(fp["delta"]), value)
-    order = np.argsort(fp["delta"])
-    stable = bool(np.all(fp["at_value"][order][max(i - 1, 0) : i + 1] < 1.0))
-    return value, status, stable
+    """(δ_NN(∞), status, AT-stable at the root) of a fixed-point model file, as its job found them
+    (``theory.delta_nn.long_time_threshold``, the designer's root-finder)."""
+    return float(fp["delta_nn_inf"]), str(fp["delta_nn_inf_status"]), bool(fp["delta_nn_inf_at"] < 1.0)
 
 
 def _row_index(dm, delta):

@@ -110,20 +110,3 @@ FITTED = ("ok", "firth")
 def logistic(delta, delta50, scale):
     """p(δ) = 1/(1 + exp(−(δ − δ₅₀)/s))."""
     return 1.0 / (1.0 + np.exp(-(np.asarray(delta) - delta50) / scale))
-
-
-def first_crossing(deltas, margins):
-    """(δ, status): the first zero of the margin along increasing δ, by linear interpolation.
-
-    status "ok"; "below_grid" when the margin is already negative at the smallest δ (the value
-    returned is that δ, an upper bound); "none" (NaN) when it is never negative on the grid.
-    """
-    order = np.argsort(deltas)
-    d, m = np.asarray(deltas, float)[order], np.asarray(margins, float)[order]
-    negative = np.nonzero(m < 0)[0]
-    if negative.size == 0:
-        return np.nan, "none"
-    i = negative[0]
-    if i == 0:
-        return float(d[0]), "below_grid"
-    return float(d[i - 1] + (d[i] - d[i - 1]) * m[i - 1] / (m[i - 1] - m[i])), "ok"

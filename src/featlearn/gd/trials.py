@@ -14,9 +14,9 @@ import numpy as np
 
 from featlearn.gd import engine as gd
 from featlearn.gd.certificate import MinimumCertificate
-from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
 from featlearn.model import data as data_mod
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network, population, seeds
 from featlearn.model.links import get_link
 from featlearn.model.loss import is_square, loss_of

@@ -23,8 +23,8 @@ import numpy as np
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
-from featlearn.hessian import spectrum as hessian
 from featlearn.hessian.plateau import RestrictedProblem
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model.activations import evaluate
 
 

@@ -4,7 +4,7 @@
 For one (activation, d, δ, seed): restricted GD (hard component projected out of Θ(0) and of
 every gradient, ``gd.run(restrict=U)``) is run until ‖∇R̂‖ ≤ grad_tol or the step budget ends.
 At the checkpoint steps of a log grid and at the final state the bottom of the Hessian spectrum is
-recorded (``hessian.spectrum``: k smallest eigenvalues, their hard overlaps², the bulk edge, the
+recorded (``model.hessian_spectrum``: k smallest eigenvalues, their hard overlaps², the bulk edge, the
 hard block minimum H₁₁); at the final state also the whole bulk spectrum (for histograms).
 """
 
@@ -15,8 +15,8 @@ import numpy as np
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
-from featlearn.hessian import spectrum as hessian
 from featlearn.io.results import stack_runs
+from featlearn.model import hessian_spectrum as hessian
 from featlearn.model.links import get_link
 from featlearn.theory import outlier
 
@@ -54,7 +54,7 @@ class RestrictedProblem:
         return self.x64, self.data["y"], theta, self.net.a, self.net.b, self.net.activation
 
     def spectrum(self, theta, k):
-        """Bottom of the Hessian spectrum at Θ (``hessian.spectrum``)."""
+        """Bottom of the Hessian spectrum at Θ (``model.hessian_spectrum``)."""
         return hessian.spectrum(*self._args(theta), self.hard, k=k)
 
     def bulk(self, theta):

@@ -20,6 +20,8 @@ import os
 import sys
 import time
 
+from featlearn.model.kernel_choice import use_model_kernel
+
 
 def logger(path=None):
     """A print-like function writing timestamped lines to ``path`` (or stderr), flushed at once."""
@@ -43,25 +45,6 @@ def use_kernel_cache(cache_dir):
     if "numba" in sys.modules:
         raise RuntimeError(f"numba was imported before its kernel cache was set to {cache_dir}")
     os.environ["NUMBA_CACHE_DIR"] = cache_dir
-
-
-MODEL_KERNEL_ENV = "FEATLEARN_MODEL_KERNEL"
-"""The generated model kernel module (activations and losses) a process runs (read by
-``featlearn.model.compiled`` when it is imported); unset: the built-in kernel."""
-
-
-def use_model_kernel(path):
-    """Make ``featlearn.model.compiled`` load the generated kernel module at ``path`` (that of a job
-    with a config activation or loss, ``FEATLEARN_MODEL_KERNEL``), or the built-in kernel for None.
-
-    The module is chosen when ``compiled`` is imported, so this must run before; it raises
-    otherwise, since the job would silently run the kernel already loaded."""
-    if "featlearn.model.compiled" in sys.modules:
-        raise RuntimeError(f"featlearn.model.compiled was imported before its kernel was set to {path}")
-    if path is None:
-        os.environ.pop(MODEL_KERNEL_ENV, None)
-    else:
-        os.environ[MODEL_KERNEL_ENV] = path
 
 
 def use_job_kernels(smk):

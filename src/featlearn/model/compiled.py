@@ -4,7 +4,7 @@
 
 They are generated code (``featlearn.model.catalogue``): the built-in module ``_model_kernel.py``,
 or, for a job whose activation or loss is given in the config, the module named by
-``FEATLEARN_MODEL_KERNEL`` (set by ``featlearn.io.job.use_model_kernel``; the built-ins and the
+``FEATLEARN_MODEL_KERNEL`` (set by ``featlearn.model.kernel_choice.use_model_kernel``; the built-ins and the
 job's config entries, ``catalogue.config_kernel_source``), loaded when this module is imported.
 """
 
@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 
-from featlearn.io.job import MODEL_KERNEL_ENV
+from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 
 CONFIG_KERNEL = "featlearn_config_model_kernel"
 """The module name a config kernel module is imported under (it lies outside the package)."""

@@ -314,14 +314,16 @@ def _dmft_cost(config, w, s):
     return resources.dmft_mem_mb(n, horizon), resources.dmft_seconds(n, horizon, solves)
 
 
-def _fixed_point_cost(config, w, s):
-    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
-    return resources.fixed_point_mem_mb(nodes), resources.fixed_point_seconds(nodes, len(deltas))
-
-
 BRENT_SOLVES = 20
 """Fixed-point solves charged for refining δ_NN(∞) by Brent's method (xtol 1e-4 on a scan interval
 of ratio ≤ 1.2 takes about ten; charged twice)."""
+
+
+def _fixed_point_cost(config, w, s):
+    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
+    seconds = resources.fixed_point_seconds(nodes, len(deltas) + BRENT_SOLVES)
+    return resources.fixed_point_mem_mb(nodes), seconds
+
 
 FAMILY_PROCESS_SECONDS = 30.0
 """Start-up of one family evaluation's process: imports and the numba compilation of σ_α's kernels."""

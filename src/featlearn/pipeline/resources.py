@@ -5,7 +5,7 @@ Memory: mem_mb = BASE_MB + SAFETY · (bytes of the job's largest arrays)/10⁶, 
 * GD cells (sweeps, long runs): X drawn in float64 then cast to its dtype, n·d·(8 + itemsize),
   plus the test set n_test·d·(8 + itemsize);
 * restricted GD (plateau, referee): X in float64, n·d·8, plus the dense Hessian and its ``eigh``
-  workspace, 4·(md)²·8 when md ≤ ``hessian.spectrum.DENSE_MAX`` (Lanczos above: a few vectors);
+  workspace (``model.hessian_workspace``);
 * the DMFT: the packed response array N(T+1)(T+2)/2 doubles plus six N×(T+1) path arrays;
 * the spectral overlap: X in float64 at the largest δ.
 
@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from featlearn.hessian.spectrum import DENSE_MAX
+from featlearn.model.hessian_workspace import spectrum_workspace_bytes
 
 BASE_MB = 400
 SAFETY = 1.5
@@ -84,9 +84,7 @@ def gd_cell_runtime(d, delta, dtype, steps, trials, m=1):
 
 
 def restricted_mem_mb(d, delta, m=1):
-    md = m * d
-    hessian = 4 * md * md * 8 if md <= DENSE_MAX else 10 * md * 8
-    return _mb(round(delta * d) * d * 8 + hessian)
+    return _mb(round(delta * d) * d * 8 + spectrum_workspace_bytes(m * d))
 
 
 def restricted_seconds(d, delta, steps, seeds, spectra, m=1):
@@ -178,7 +176,7 @@ def two_stage_seconds(n_paths, horizon, n_kicks):
 
 
 def scan_extent(coarse, refine):
-    """(cells, largest δ) of an auto-refined scan (``gd.conventions.scan``): the coarse grid plus
+    """(cells, largest δ) of an auto-refined scan (``cells.conventions.scan``): the coarse grid plus
     one cell per refinement factor, the largest at most the grid's end times the largest factor."""
     return len(coarse) + len(refine), max(coarse) * max(1.0, *refine)
 

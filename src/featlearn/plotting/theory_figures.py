@@ -8,7 +8,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from featlearn.analysis.theory_tables import delta_nn_curve, long_time_threshold
+from featlearn.analysis.theory_tables import delta_nn_curve
 from featlearn.analysis.thresholds import FITTED
 from featlearn.plotting.figures import binomial_error, shades
 
@@ -110,7 +110,8 @@ def outlier_vs_time_figure(theory, models, n_paths):
 
 
 def delta_nn_figure(theory, models, n_paths, table):
-    """δ_NN(t) vs t per model for every N, with the long-time (fixed-point) value and δ₅₀ per d."""
+    """δ_NN(t) vs t per model for every N, with the long-time (fixed-point) value and δ₅₀ per d, both
+    read from ``table`` (the rows of theory_thresholds.csv)."""
     fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False)
     for ax, (name, s) in zip(axes[0], models.items(), strict=True):
         dms = sorted(theory[name]["dmft"].items())
@@ -121,11 +122,11 @@ def delta_nn_figure(theory, models, n_paths, table):
             main = n == n_paths[name]
             style = "-" if main else ["--", ":", "-."][k % 3]
             ax.plot(ts[ok], curve[ok], style, color="C0", lw=1.5 if main else 1, label=f"DMFT, N={n}")
-        value, status, stable = long_time_threshold(theory[name]["fixed_point"])
-        if status == "ok":
-            note = "AT-stable" if stable else "fails AT: approximation"
-            ax.axhline(value, color="C3", ls="-.", lw=1, label=f"fixed point: {value:.2f} ({note})")
         row = next(r for r in table if r["model"] == name)
+        if row["long_time_status"] == "ok":
+            value = row["delta_nn_long_time"]
+            note = "AT-stable" if row["long_time_at_stable"] else "fails AT: approximation"
+            ax.axhline(value, color="C3", ls="-.", lw=1, label=f"fixed point: {value:.2f} ({note})")
         for j, key in enumerate(k for k in row if k.startswith("delta50_d") and not k.endswith("_err")):
             if isinstance(row[key], float) and np.isfinite(row[key]):
                 ax.axhline(

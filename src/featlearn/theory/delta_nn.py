@@ -4,9 +4,12 @@ eqs. (O9) and (O14)).
 * δ_NN(t) is the smallest δ at which the Hessian at GD time t has a NEGATIVE hard-direction
   outlier, computed from the DMFT law of (g², w^t) (``dmft`` → ``outlier``).  On a grid of δ the
   outlier solver's margin (negative iff a negative outlier exists, ``OutlierSolver.margin``) is
-  interpolated linearly to its first zero (``analysis.thresholds.first_crossing``).
-* The long-time value uses the law of the static RS fixed point (``fixed_point``) instead, and
-  carries its de Almeida–Thouless check.
+  interpolated linearly to its first zero (``crossing.first_crossing``).
+* The long-time value δ_NN(∞) uses the law of the static RS fixed point (``fixed_point``) instead,
+  and carries its de Almeida–Thouless check: the margin is scanned over a δ grid walked from the
+  top (each solve warm started from its neighbour, :class:`FixedPointMargin`), and its first sign
+  change refined by Brent's method (``crossing.first_root``).  The theory models' fixed-point jobs
+  (:func:`fixed_point_model`) and the designer (``design.fixed_point_threshold``) both find it so.
 
 Tail treatment for unbounded weights (y = g² − 1 or g²: w is unbounded below at finite t): the
 d → ∞ bulk then has no left edge and a finite-t threshold does not exist in that limit.  The
@@ -23,6 +26,7 @@ import numpy as np
 from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss import loss_of
 from featlearn.theory import dmft
+from featlearn.theory.crossing import first_root
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
 
@@ -103,19 +107,76 @@ def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print, train=
     return out
 
 
-def fixed_point_model(settings, deltas, nodes, log=print):
-    """The RS fixed point, its AT value and its outlier for every δ of one model."""
-    solver = FixedPointSolver(
-        settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
-    )
+class FixedPointMargin:
+    """The static fixed point of one model and its outlier law at any δ, each solve warm started
+    from the last one that succeeded (``start``)."""
+
+    def __init__(self, settings, nodes):
+        self.solver = FixedPointSolver(
+            settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
+        )
+        self.start = None
+
+    def solve(self, delta):
+        """(fixed point, its ``OutlierSolver``, M(δ)) at δ; None where the fixed point or its bulk
+        edge has no solution (the next solve then starts cold)."""
+        try:
+            fp = self.solver.solve(delta, self.start)
+            law = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights)
+            value = law.margin()
+        except ValueError:
+            self.start = None
+            return None
+        self.start = (fp.kappa, fp.q)
+        return fp, law, value
+
+    def __call__(self, delta):
+        """(M(δ), AT value); (NaN, NaN) where :meth:`solve` has no solution."""
+        solved = self.solve(delta)
+        return (np.nan, np.nan) if solved is None else (solved[2], solved[0].at_value)
+
+    def anchored(self, start):
+        """M as a function of δ alone, every solve started from ``start`` (so that a root search
+        stays on the branch a scan followed)."""
+
+        def margin(delta):
+            self.start = start
+            return self(delta)[0]
+
+        return margin
+
+
+def long_time_threshold(margin, deltas, values, starts, xtol=1e-4):
+    """δ_NN(∞) from a scan of the fixed-point margin (``values`` at ``deltas``, with the warm
+    ``starts`` the scan left after each solve): {"delta_nn_inf", "at_value", "status"}, its first
+    sign change refined by Brent's method (``crossing.first_root``), each solve of the refinement
+    started from the scan's solution at the first negative margin; the AT value (O13) at the root."""
+    negative = [j for j in np.argsort(deltas) if values[j] < 0]
+    anchor = starts[negative[0]] if negative else None
+    root, status = first_root(margin.anchored(anchor), deltas, values, xtol)
+    at_value = np.nan
+    if status == "ok":
+        margin.start = anchor
+        at_value = margin(root)[1]
+    return {"delta_nn_inf": root, "at_value": at_value, "status": status}
+
+
+def fixed_point_model(settings, deltas, nodes, log=print, xtol=1e-4):
+    """The RS fixed point, its AT value and its outlier for every δ of one model (walked from the
+    largest δ, each solve warm started from its neighbour), and δ_NN(∞) (:func:`long_time_threshold`,
+    keys ``delta_nn_inf``, ``delta_nn_inf_at``, ``delta_nn_inf_status``)."""
+    margin = FixedPointMargin(settings, nodes)
     keys = ("kappa", "q", "train_loss", "at_value", "bulk_edge", "outlier", "overlap2", "margin")
     out = {key: np.full(len(deltas), np.nan) for key in keys}
-    previous = None  # warm start from the neighbouring δ (walked from large δ, where it is smooth)
+    starts = [None] * len(deltas)
     for i in np.argsort(deltas)[::-1]:
         delta, start = deltas[i], time.perf_counter()
-        fp = solver.solve(delta, previous)
-        previous = (fp.kappa, fp.q)
-        law = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights)
+        solved = margin.solve(delta)
+        starts[i] = margin.start
+        if solved is None:
+            log(f"delta={delta}: no fixed point ({i + 1}/{len(deltas)})")
+            continue
+        fp, law, value = solved
         res = law.solve()
         values = (
             fp.kappa,
@@ -125,7 +186,7 @@ def fixed_point_model(settings, deltas, nodes, log=print):
             res.bulk_edge,
             res.outlier,
             res.overlap2,
-            law.margin(),
+            value,
         )
         for key, value in zip(keys, values, strict=True):
             out[key][i] = value
@@ -133,4 +194,12 @@ def fixed_point_model(settings, deltas, nodes, log=print):
             f"delta={delta}: q={fp.q:.4f} AT={fp.at_value:.3f} outlier={res.outlier:.4f} "
             f"({time.perf_counter() - start:.1f}s, {i + 1}/{len(deltas)})"
         )
-    return {"delta": np.asarray(deltas, float), **out}
+    root = long_time_threshold(margin, deltas, out["margin"], starts, xtol)
+    log(f"delta_NN(inf) = {root['delta_nn_inf']:.6g} ({root['status']}), AT = {root['at_value']:.3g}")
+    return {
+        "delta": np.asarray(deltas, float),
+        **out,
+        "delta_nn_inf": root["delta_nn_inf"],
+        "delta_nn_inf_at": root["at_value"],
+        "delta_nn_inf_status": root["status"],
+    }

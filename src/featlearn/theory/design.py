@@ -9,7 +9,8 @@ target link.  Its thresholds:
   margin M(δ) of the fixed point's law (``OutlierSolver.margin``, (O8)).  M is evaluated on a
   geometric scan of ``points`` values of δ over ``bracket`` (walked from the top, each solve warm
   started from its neighbour) and the first sign change is refined by Brent's method to
-  ``xtol``.  The AT value δE[(κw/(1 + κw))²] (O13) is reported at the root.  Statuses: ``ok``;
+  ``xtol``: the root-finder of the theory models' δ_NN(∞), ``delta_nn.long_time_threshold``.  The
+  AT value δE[(κw/(1 + κw))²] (O13) is reported at the root.  Statuses (``crossing``): ``ok``;
   ``none`` (M finite and ≥ 0 on the whole scan: δ_NN(∞) above the bracket, or no transition);
   ``below_bracket`` (M < 0 already at its lower end); ``unsolved`` (a fixed-point solve failed
   where the crossing could lie: next to the first negative margin, inside the refinement, or
@@ -31,39 +32,15 @@ which the file keeps as ``grid_anchor`` with its status.
 import time
 
 import numpy as np
-from scipy import optimize
 
 from featlearn.model.layers import trains_second_layer
-from featlearn.model.loss import loss_of
-from featlearn.theory.delta_nn import dmft_model
-from featlearn.theory.fixed_point import FixedPointSolver
-from featlearn.theory.outlier import OutlierSolver
-
-
-class FixedPointMargin:
-    """M(δ) and the AT value of the fixed point of one design, warm started from the last solve."""
-
-    def __init__(self, settings, nodes):
-        self.solver = FixedPointSolver(
-            settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
-        )
-        self.start = None
-
-    def __call__(self, delta):
-        """(M(δ), AT value); (NaN, NaN) where the fixed point or its bulk edge has no solution."""
-        try:
-            fp = self.solver.solve(delta, self.start)
-            value = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights).margin()
-        except ValueError:
-            self.start = None
-            return np.nan, np.nan
-        self.start = (fp.kappa, fp.q)
-        return value, fp.at_value
+from featlearn.theory.delta_nn import FixedPointMargin, dmft_model, long_time_threshold
 
 
 def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print):
-    """δ_NN(∞) of one design (module docstring): {"scan_delta", "scan_margin", "scan_at",
-    "delta_nn_inf", "at_value", "status"}."""
+    """δ_NN(∞) of one design (module docstring): the margin scanned over ``points`` geometric values
+    of δ in ``bracket`` and refined by ``delta_nn.long_time_threshold``: {"scan_delta",
+    "scan_margin", "scan_at", "delta_nn_inf", "at_value", "status"}."""
     margin = FixedPointMargin(settings, nodes)
     deltas = np.geomspace(bracket[1], bracket[0], points)  # from the top, where solves are smooth
     values, starts = [], []
@@ -71,33 +48,11 @@ def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print
         values.append(margin(delta))
         starts.append(margin.start)
     values, order = np.array(values), np.argsort(deltas)
-    deltas, m, at = deltas[order], values[order, 0], values[order, 1]
-    out = {"scan_delta": deltas, "scan_margin": m, "scan_at": at, "delta_nn_inf": np.nan, "at_value": np.nan}
-    negative = np.nonzero(m < 0)[0]
-    if negative.size == 0:
-        status = "none" if np.isfinite(m).all() else "unsolved"
-    elif negative[0] == 0:
-        status = "below_bracket"
-    elif not np.isfinite(m[negative[0] - 1]):
-        status = "unsolved"
-    else:
-        i = negative[0]
-        # every root-finding solve starts from the scan's solution at the bracket's top, so that it
-        # stays on the branch the scan followed
-        anchor = starts[order[i]]
-
-        def anchored(delta):
-            margin.start = anchor
-            return margin(delta)
-
-        try:
-            root = optimize.brentq(lambda d: anchored(d)[0], deltas[i - 1], deltas[i], xtol=xtol)
-            out["delta_nn_inf"], out["at_value"] = root, anchored(root)[1]
-            status = "ok"
-        except ValueError:  # a solve inside the bracket failed (NaN margin)
-            status = "unsolved"
-    log(f"fixed point: delta_NN(inf) = {out['delta_nn_inf']:.4g} ({status}), AT = {out['at_value']:.3g}")
-    return {**out, "status": status}
+    out = {"scan_delta": deltas[order], "scan_margin": values[order, 0], "scan_at": values[order, 1]}
+    out |= long_time_threshold(margin, deltas, values[:, 0], starts, xtol)
+    root, at = out["delta_nn_inf"], out["at_value"]
+    log(f"fixed point: delta_NN(inf) = {root:.4g} ({out['status']}), AT = {at:.3g}")
+    return out
 
 
 def dmft_grid(anchor, factors):

@@ -25,8 +25,8 @@ from types import SimpleNamespace
 
 from scipy import optimize
 
-from featlearn.io.job import MODEL_KERNEL_ENV
 from featlearn.model.catalogue import config_kernel_source, substitute
+from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 from featlearn.theory.design import fixed_point_threshold
 
 FAMILY_NAME = "family"

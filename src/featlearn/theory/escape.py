@@ -23,7 +23,7 @@ with that solution's kernels (∂E[g r^t]/∂m^s = E[g² w^t J^t_s] = R_g(t, s))
 start.  Neglected there: the O(1/√d) fluctuation of the bulk kernels themselves, which couples to m
 at order m (it vanishes by symmetry at m = 0).                                                     (S)
 
-The GD runs these are compared with are in ``gd.escape_runs``.
+The GD runs these are compared with are in ``cells.escape``.
 """
 
 import numpy as np

@@ -23,10 +23,9 @@ from scipy import linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from featlearn.model import network
+from featlearn.model.hessian_workspace import DENSE_MAX
 from featlearn.model.layers import trained_layers, trains_second_layer
 from featlearn.model.loss import SQUARE
-
-DENSE_MAX = 2500
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The escape, simulated (docs/escape.md): unrestricted GD runs of the hard coordinate against the
 process of ``theory.escape``, one (model, δ) cell at a time.
 
-* :func:`linear_stage_cell`: unrestricted runs with their exact linearisation (``theory.linearisation``,
+* :func:`linear_stage_cell`: unrestricted runs with their exact linearisation (``cells.linearisation``,
   eq. (E7)) against the covariance (V) = (E5) of the linear process (E1) from the restricted DMFT;
 * :func:`planted_run`, :func:`signal_cell`: runs from a planted overlap m₀ against the DMFT with
   signal (E8) and its finite-d overlap (S) = (E9), with where each run ends (‖∇R̂‖ and the smallest
@@ -10,12 +10,13 @@ process of ``theory.escape``, one (model, δ) cell at a time.
 
 import numpy as np
 
+from featlearn.cells import linearisation
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
 from featlearn.hessian.plateau import hard_directions
-from featlearn.hessian.spectrum import smallest_eigenvalue
 from featlearn.model import network
-from featlearn.theory import dmft, linearisation
+from featlearn.model.hessian_spectrum import smallest_eigenvalue
+from featlearn.theory import dmft
 from featlearn.theory.delta_nn import replica_mean
 from featlearn.theory.escape import covariance, finite_d_overlap
 

@@ -3,7 +3,7 @@ itself around the transition, and the long run at which the Fig 2 plateau is mea
 "Why the centred target is the default").
 
 Scan: ``trials`` trials at each δ of a coarse grid; the coarse estimate δ̂ is the first δ at which
-the success fraction exceeds ½ (linear interpolation, ``thresholds.first_crossing``; the grid's
+the success fraction exceeds ½ (linear interpolation, ``crossing.first_crossing``; the grid's
 end when it never does); then the same trials at δ̂·f for each refinement factor f.  Both
 success rules are recorded for every trial: final ρ ≥ success_rho ("final") and ρ ≥ escape_rho
 at some step ("max", i.e. the trial escaped); the convention's own rule picks δ̂.
@@ -11,9 +11,9 @@ at some step ("max", i.e. the trial escaped); the convention's own rule picks δ
 
 import numpy as np
 
-from featlearn.analysis.thresholds import first_crossing
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as gd_trials
+from featlearn.theory.crossing import first_crossing
 
 SUCCESS_RULES = ("final", "max")
 
