@@ -41,10 +41,6 @@ def _mb(nbytes):
     return int(math.ceil(BASE_MB + SAFETY * nbytes / 1e6))
 
 
-def _minutes(seconds):
-    return max(MIN_RUNTIME, int(math.ceil(SAFETY_TIME * seconds / 60)))
-
-
 def gd_cell_bytes(d, delta, n_test, dtype):
     item = np.dtype(dtype).itemsize
     return (round(delta * d) + n_test) * d * (8 + item)
@@ -78,23 +74,16 @@ def sweep_core_hours(cells, dtype, steps, budget_scale_d, m=1):
     return seconds / 3600
 
 
-def gd_cell_runtime(d, delta, dtype, steps, trials, m=1):
-    """Minutes requested for a GD cell (or a long run with trials = 1)."""
-    return _minutes(gd_cell_seconds(d, delta, dtype, steps, trials, m))
-
-
 def restricted_mem_mb(d, delta, m=1):
     return _mb(round(delta * d) * d * 8 + spectrum_workspace_bytes(m * d))
 
 
 def restricted_seconds(d, delta, steps, seeds, spectra, m=1):
-    """Upper bound: float64 GD steps plus one Hessian spectrum (≈ 50 passes over X) per checkpoint."""
-    per_pass = round(delta * d) * d * 8
+    """Upper bound of restricted GD with m neurons: seeds·(steps + 50·spectra)·m·n·d·8/BANDWIDTH, a
+    float64 GD step or Hessian-vector product streaming X once per neuron (as for GD, m·n·d·itemsize
+    per step) and a Hessian spectrum costing ≈ 50 such passes per checkpoint."""
+    per_pass = m * round(delta * d) * d * 8
     return per_pass * seeds * (steps + 50 * spectra) / BANDWIDTH
-
-
-def restricted_runtime(d, delta, steps, seeds, spectra, m=1):
-    return _minutes(restricted_seconds(d, delta, steps, seeds, spectra, m))
 
 
 def dmft_mem_mb(n_paths, horizon):
@@ -188,8 +177,9 @@ def landscape_seconds(d, delta, steps, m=1):
 
 
 def minutes(seconds):
-    """A requested runtime in minutes from an estimate in seconds (``SAFETY_TIME``, ``MIN_RUNTIME``)."""
-    return _minutes(seconds)
+    """A requested runtime in minutes from an estimate in seconds:
+    max(MIN_RUNTIME, ⌈SAFETY_TIME·seconds/60⌉)."""
+    return max(MIN_RUNTIME, int(math.ceil(SAFETY_TIME * seconds / 60)))
 
 
 def machine_mem_mb():
