@@ -1,4 +1,4 @@
-"""DMFT solver benchmark: wall time of ``featlearn.dmft.solve`` against the 2-minute target.
+"""DMFT solver benchmark: wall time of ``featlearn.theory.dmft.solve`` against the 2-minute target.
 
 The cost is dominated by the response recursion (J), N·T³/6 multiply-adds in a numba kernel, and
 its memory N·(T+1)(T+2)/2 doubles; the rest is O(N T²) BLAS.  Prints, per (activation, T, N):

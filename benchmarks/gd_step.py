@@ -2,7 +2,7 @@
 
 One GD step must read X (n×d) at least once, so its floor is X.nbytes / (read bandwidth).  For
 each (n, d) and dtype this prints the per-step time of
-  * the engine  (featlearn.gd_kernel.risk_and_gradient: one fused pass over X),
+  * the engine  (featlearn.gd.kernel.risk_and_gradient: one fused pass over X),
   * the baseline (z = Xθ, then g = Xᵀr: two BLAS gemv calls, X read twice),
   * a plain streaming read of the same X (numba parallel sum: the bandwidth ceiling),
 and the "X bandwidth" X.nbytes/time of each.  Ratios come last: engine speed-up over the baseline

@@ -70,6 +70,9 @@ def extrapolation(config, results):
     ratios = [p / t for p, t in pairs]
     total_p, total_t = sum(p for p, _ in pairs), sum(t for _, t in pairs)
     print(f"2. sweep cells at the largest d of each sweep with several d ({len(pairs)}), from smaller d only")
+    if not pairs:
+        print(f"   none measured under {results}")
+        return reduced
     low, mid, high = min(ratios), statistics.median(ratios), max(ratios)
     print(f"   predicted/measured per cell: min {low:.2f}, median {mid:.2f}, max {high:.2f}")
     print(f"   total: predicted {total_p:.0f} s, measured {total_t:.0f} s, ratio {total_p / total_t:.2f}")
