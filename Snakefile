@@ -19,8 +19,8 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/jobs.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/simulate.smk"
 include: "workflow/rules/spectral.smk"
 include: "workflow/rules/hessian.smk"
 include: "workflow/rules/theory.smk"

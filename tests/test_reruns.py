@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from featlearn.pipeline import jobs
+from featlearn.pipeline import checks, jobs
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.checks import _walk
 from featlearn.plan import load_config
@@ -81,16 +81,21 @@ def edited(value):
     return 1.0
 
 
+def _index(node, part):
+    """The index or key of ``node`` that the dotted-key part ``part`` names (a list index, a string
+    key, or an integer key such as a d of ``delta_at``)."""
+    if isinstance(node, list) or (part not in node and part.isdigit()):
+        return int(part)
+    return part
+
+
 def with_edit(config, key, value):
     out = copy.deepcopy(config)
     *path, last = key.split(".")
     node = out
     for part in path:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
+        node = node[_index(node, part)]
+    node[_index(node, last)] = value
     return out
 
 
@@ -118,10 +123,19 @@ def param_changes(config, key, before=None):
     return changed, readers, after.keys() - before.keys(), before.keys() - after.keys()
 
 
+def rejected(config):
+    """Whether the config check rejects ``config`` (with its one-line error naming a key)."""
+    try:
+        checks.check_config(config)
+    except checks.ConfigError:
+        return True
+    return False
+
+
 def _leaf(config, key):
     node = config
     for part in key.split("."):
-        node = node[int(part)] if isinstance(node, list) else node[part]
+        node = node[_index(node, part)]
     return node
 
 
@@ -131,8 +145,11 @@ def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, 
     for key, _ in _walk(config):
         try:
             changed, readers, _, _ = param_changes(config, key, before)
-        except (KeyError, ValueError, TypeError):
-            continue  # an edit the registry cannot expand (e.g. a renamed reference): a config error
+        except (KeyError, ValueError, TypeError) as error:
+            # the registry cannot build the edited config: the config check must reject it
+            if not rejected(with_edit(config, key, edited(_leaf(config, key)))):
+                failures.append((key, f"the registry fails ({error!r}), the config check accepts it"))
+            continue
         exact = changed <= readers if repartitions(key) else changed == readers
         if not exact:
             failures.append((key, sorted(changed ^ readers)[:3]))

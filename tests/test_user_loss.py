@@ -18,7 +18,8 @@ from featlearn.model import catalogue
 from featlearn.model.catalogue import BUILT_IN_LOSSES, ExpressionError, config_kernel_source, parse_loss
 from featlearn.model.compiled import LOSSES
 from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
-from featlearn.pipeline import checks, kernels
+from featlearn.model.loss import loss_of
+from featlearn.pipeline import checks, kernels, settings
 
 USER_LOSSES = {"logcosh": LOGCOSH, "pseudo_huber": "sqrt(1 + e**2) - 1", "quartic": "e**2/2 + e**4/4"}
 
@@ -105,9 +106,15 @@ def test_the_checks_name_the_key_of_a_bad_loss(edit, key, message):
 
 
 def test_huber_as_a_named_loss_is_huber_with_its_threshold():
+    """``loss: huber`` with ``huber: 0.5`` passes the checks and is the loss ``huber: 0.5`` implies."""
     config = with_logcosh(TINY_CONFIG)
-    config["sweeps"]["gelu_logcosh"].update(loss="huber", huber=0.5)
+    sweep = config["sweeps"]["gelu_logcosh"]
+    sweep.update(loss="huber", huber=0.5)
     checks.check_config(config)
+    named = loss_of(settings.sweep_settings(config, "gelu_logcosh"))
+    sweep["loss"] = None
+    implied = loss_of(settings.sweep_settings(config, "gelu_logcosh"))
+    assert named == implied == (LOSSES["huber"], 0.5)
 
 
 # --- every stage in a job's process ------------------------------------------------------------------

@@ -92,7 +92,7 @@ start=$(date +%s)
     { tail -50 "$WORK/local.log"; exit 1; }
 local_s=$(($(date +%s) - start))
 start=$(date +%s)
-(cd "$WORK/slurm" && timeout 1800 snakemake --profile workflow/profiles/slurm \
+(cd "$WORK/slurm" && timeout 1800 snakemake --workflow-profile workflow/profiles/slurm \
     --configfile workflow/configs/tiny.yaml \
     --slurm-init-seconds-before-status-checks 5 --seconds-between-status-checks 5 \
     >"$WORK/slurm.log" 2>&1) || { tail -80 "$WORK/slurm.log"; tail -20 "$WORK/slurmctld.log"; exit 1; }
@@ -132,7 +132,7 @@ rule bad:
 SMK
 start=$(date +%s)
 set +e
-(cd "$WORK/failing" && timeout 600 snakemake --profile "$ROOT/workflow/profiles/slurm" \
+(cd "$WORK/failing" && timeout 600 snakemake --workflow-profile "$ROOT/workflow/profiles/slurm" \
     --slurm-init-seconds-before-status-checks 5 --seconds-between-status-checks 5 >"$WORK/failing.log" 2>&1)
 rc=$?
 set -e

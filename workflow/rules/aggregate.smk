@@ -23,10 +23,6 @@ rule aggregate_sweep:
         sweep="|".join(config["sweeps"]),
     params:
         report_caption=report_caption,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -53,7 +49,6 @@ rule threshold_table:
         f"{RESULTS}/benchmarks/threshold_table.tsv"
     params:
         report_caption=report_caption,
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

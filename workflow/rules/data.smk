@@ -21,10 +21,6 @@ rule model_kernel:
     params:
         activation=lambda w: kernel_entries(w.tag)[0],
         loss=lambda w: kernel_entries(w.tag)[1],
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -47,10 +43,8 @@ rule numba_cache:
     params:
         cache_dir=lambda w, output: kernel_cache_dir(output.ready),
         modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
-    threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a script
     conda:
         ENV
     script:
@@ -72,26 +66,3 @@ use rule numba_cache as model_numba_cache with:
     wildcard_constraints:
         tag=kernel_tag_constraint(),
         script=r"\w+",
-
-
-rule grokking_dataset:
-    message:
-        "Generating the dataset of the long run {wildcards.name}"
-    input:
-        code=code("make_dataset.py"),
-    output:
-        directory(job_output("grokking_dataset")),
-    log:
-        job_log("grokking_dataset"),
-    benchmark:
-        job_benchmark("grokking_dataset")
-    params:
-        **job_params("grokking_dataset"),
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb("grokking_dataset"),
-        runtime=job_runtime("grokking_dataset"),
-    conda:
-        ENV
-    script:
-        "../scripts/make_dataset.py"

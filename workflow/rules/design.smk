@@ -9,58 +9,6 @@ localrules:
     design_table,
 
 
-rule design_theory:
-    message:
-        "Design {wildcards.design}: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT"
-    input:
-        unpack(kernel_cache("design_theory", "design_theory")),
-        code=code("design_theory.py"),
-    output:
-        job_output("design_theory"),
-    log:
-        job_log("design_theory"),
-    benchmark:
-        job_benchmark("design_theory")
-    wildcard_constraints:
-        **job_constraints("design_theory"),
-    params:
-        **job_params("design_theory"),
-        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
-    threads: config["threads"]
-    resources:
-        mem_mb=job_mem_mb("design_theory"),
-        runtime=job_runtime("design_theory"),
-    conda:
-        ENV
-    script:
-        "../scripts/design_theory.py"
-
-
-rule design_family:
-    message:
-        "Design family: delta_NN(inf) minimised over its parameter"
-    input:
-        code=code("design_family.py"),
-    output:
-        job_output("design_family"),
-    log:
-        job_log("design_family"),
-    benchmark:
-        job_benchmark("design_family")
-    wildcard_constraints:
-        **job_constraints("design_family"),
-    params:
-        **job_params("design_family"),
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb("design_family"),
-        runtime=job_runtime("design_family"),
-    conda:
-        ENV
-    script:
-        "../scripts/design_family.py"
-
-
 rule design_sweeps:
     message:
         "The GD sweeps the theory asks for: its best and worst designs and the included ones (an overlay for pass 2)"
@@ -74,10 +22,6 @@ rule design_sweeps:
     params:
         design=canonical(config.get("design", {})),
         settings=lambda w: design_settings_params(),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -102,10 +46,6 @@ rule design_table:
         design=canonical(config.get("design", {})),
         settings=lambda w: design_settings_params(),
         swept=lambda w: design_sweeps(),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
     conda:
         ENV
     script:

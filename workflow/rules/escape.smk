@@ -6,33 +6,6 @@ localrules:
     escape_linear_table,
 
 
-rule escape_linear_cell:
-    message:
-        "Linear stage of the escape: model {wildcards.model}, delta={wildcards.delta}"
-    input:
-        unpack(kernel_cache("escape_linear_cell", "escape_linear_cell")),
-        code=code("escape_linear_cell.py"),
-    output:
-        job_output("escape_linear_cell"),
-    log:
-        job_log("escape_linear_cell"),
-    benchmark:
-        job_benchmark("escape_linear_cell")
-    wildcard_constraints:
-        **job_constraints("escape_linear_cell"),
-    params:
-        **job_params("escape_linear_cell"),
-        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
-    threads: config["threads"]
-    resources:
-        mem_mb=job_mem_mb("escape_linear_cell"),
-        runtime=job_runtime("escape_linear_cell"),
-    conda:
-        ENV
-    script:
-        "../scripts/escape_linear_cell.py"
-
-
 rule escape_linear_table:
     message:
         "Linear stage of the escape: theory vs simulation table and figure"
@@ -50,41 +23,10 @@ rule escape_linear_table:
     params:
         report_caption=report_caption,
         report_steps=config["escape"]["report_steps"],
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
         "../scripts/escape_linear_table.py"
-
-
-rule escape_signal_cell:
-    message:
-        "DMFT with signal vs planted-overlap GD: model {wildcards.model}, delta={wildcards.delta}"
-    input:
-        unpack(kernel_cache("escape_signal_cell", "escape_signal_cell")),
-        code=code("escape_signal_cell.py"),
-    output:
-        job_output("escape_signal_cell"),
-    log:
-        job_log("escape_signal_cell"),
-    benchmark:
-        job_benchmark("escape_signal_cell")
-    wildcard_constraints:
-        **job_constraints("escape_signal_cell"),
-    params:
-        **job_params("escape_signal_cell"),
-        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
-    threads: config["threads"]
-    resources:
-        mem_mb=job_mem_mb("escape_signal_cell"),
-        runtime=job_runtime("escape_signal_cell"),
-    conda:
-        ENV
-    script:
-        "../scripts/escape_signal_cell.py"
 
 
 rule escape_signal_table:
@@ -103,41 +45,10 @@ rule escape_signal_table:
     params:
         report_caption=report_caption,
         report_steps=config["escape"]["report_steps"],
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
         "../scripts/escape_signal_table.py"
-
-
-rule escape_prediction_cell:
-    message:
-        "Predicted success from the linear process: model {wildcards.model}, delta={wildcards.delta}"
-    input:
-        unpack(kernel_cache("escape_prediction_cell", "escape_prediction_cell")),
-        code=code("escape_prediction_cell.py"),
-    output:
-        job_output("escape_prediction_cell"),
-    log:
-        job_log("escape_prediction_cell"),
-    benchmark:
-        job_benchmark("escape_prediction_cell")
-    wildcard_constraints:
-        **job_constraints("escape_prediction_cell"),
-    params:
-        **job_params("escape_prediction_cell"),
-        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
-    threads: config["threads"]
-    resources:
-        mem_mb=job_mem_mb("escape_prediction_cell"),
-        runtime=job_runtime("escape_prediction_cell"),
-    conda:
-        ENV
-    script:
-        "../scripts/escape_prediction_cell.py"
 
 
 rule escape_prediction_table:
@@ -161,41 +72,10 @@ rule escape_prediction_table:
         settings=lambda w: {m: typed.prediction_settings(config, m).asdict() for m in config["escape"]["prediction"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
         level="rho_c",
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
         "../scripts/escape_prediction_table.py"
-
-
-rule escape_two_stage_cell:
-    message:
-        "Two-stage prediction (linear process, then the kicked DMFT with signal): model {wildcards.model}, delta={wildcards.delta}"
-    input:
-        unpack(kernel_cache("escape_two_stage_cell", "escape_two_stage_cell")),
-        code=code("escape_two_stage_cell.py"),
-    output:
-        job_output("escape_two_stage_cell"),
-    log:
-        job_log("escape_two_stage_cell"),
-    benchmark:
-        job_benchmark("escape_two_stage_cell")
-    wildcard_constraints:
-        **job_constraints("escape_two_stage_cell"),
-    params:
-        **job_params("escape_two_stage_cell"),
-        cache_dir=lambda w, input: kernel_cache_dir(input.cache),
-    threads: config["threads"]
-    resources:
-        mem_mb=job_mem_mb("escape_two_stage_cell"),
-        runtime=job_runtime("escape_two_stage_cell"),
-    conda:
-        ENV
-    script:
-        "../scripts/escape_two_stage_cell.py"
 
 
 rule escape_two_stage_table:
@@ -220,10 +100,6 @@ rule escape_two_stage_table:
         settings=lambda w: {m: typed.two_stage_settings(config, m).asdict() for m in config["escape"]["two_stage"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
         level="t0",
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:

@@ -31,10 +31,6 @@ rule phase_figure:
         report_caption=report_caption,
         title=lambda w: phase_title(w.stem),
         sweep=lambda w: sweep_of_figure(w.stem),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -57,10 +53,6 @@ rule grokking_figure:
         name=stem_constraint("grokking_figure"),
     params:
         report_caption=report_caption,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -92,10 +84,6 @@ rule spectral_figure:
         report_caption=report_caption,
         link=config["spectral"]["link"],
         sweep=config["figure1"]["random"],
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -119,10 +107,6 @@ rule hessian_spectrum_figure:
         f"{RESULTS}/benchmarks/figures/fig7_hessian_spectrum.tsv"
     params:
         report_caption=report_caption,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -145,10 +129,6 @@ rule hessian_delta_figure:
     params:
         report_caption=report_caption,
         overlay=canonical(config["theory"]["hessian_overlay"]),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -170,10 +150,6 @@ rule sweep_escape_steps_figure:
     params:
         report_caption=report_caption,
         sweeps=sorted(config["sweeps"]),  # sorted: config key order must not look like a change
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -194,10 +170,6 @@ rule hessian_trajectory_figure:
         f"{RESULTS}/benchmarks/figures/extra_hessian_trajectory.tsv"
     params:
         report_caption=report_caption,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:

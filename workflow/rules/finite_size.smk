@@ -34,10 +34,6 @@ rule finite_size_scaling:
         pricing=finite_size_pricing(),
         seed=config["seed"],
         paper=canonical(config["claims"]["paper"]),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
     conda:
         ENV
     script:
@@ -58,10 +54,6 @@ rule finite_size_refine:
         models=canonical(config["finite_size"]["models"]),
         refine=canonical(config["finite_size"]["refine"]),
         grids=lambda w: finite_size_grids(),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:

@@ -24,10 +24,6 @@ rule claims_table:
         tolerance=canonical(config["claims"]["tolerance"]),
         paper=canonical(config["claims"]["paper"]),
         roles=lambda w: claim_roles(),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -61,7 +57,6 @@ rule manuscript:
         config_name=lambda w: " + ".join(os.path.basename(str(f)) for f in workflow.overwrite_configfiles) or "config.yaml",
         figures=lambda w: {f.stem: figure_files(f.stem)[0] for f in FIGURES},
         design_stem=config.get("design", {}).get("stem"),
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=10,

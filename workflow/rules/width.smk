@@ -23,10 +23,6 @@ rule width_figure:
         report_caption=report_caption,
         groups=config["width"]["groups"],
         widths={name: typed.sweep_settings(config, name).m for g in config["width"]["groups"].values() for name in g},
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:
@@ -49,10 +45,6 @@ rule easy_hard_figure:
     params:
         report_caption=report_caption,
         level=config["easy_hard"]["learned_overlap"],
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
     conda:
         ENV
     script:

@@ -11,11 +11,12 @@ A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
 * ``extra``: the other values its code reads (``params.<name>``), each with the config key it
   comes from;
 * ``cost``: its memory (MB) and upper-bound runtime (seconds) (``featlearn.pipeline.resources``);
-* ``section``: the config key its cells come from (named by the memory pre-flight).
+* ``section``: the config key its cells come from (named by the memory pre-flight);
+* ``script``, ``what``, ``warm``, ``inputs``: what its rule runs, says, and reads.
 
-The rules (``workflow/rules/*.smk``), the cost estimate (``featlearn.plan``), the memory pre-flight
-(``featlearn.pipeline.checks.memory``) and the tests all read this table, so the list of jobs and
-their resources exist once.
+One rule per kind is generated from this table (``workflow/rules/jobs.smk``); the cost estimate
+(``featlearn.plan``), the memory pre-flight (``featlearn.pipeline.checks.memory``) and the tests read
+it too, so the list of jobs and their resources exist once.
 """
 
 import math
@@ -43,6 +44,10 @@ class Kind:
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
     section: Callable  # wildcards -> config key the cell comes from
     suffix: str = ".npz"
+    script: str = ""  # workflow/scripts/<script>.py runs a job
+    what: str = ""  # what a job does (its message, followed by its wildcards)
+    warm: bool = True  # runs numba kernels: gets a warm kernel cache (and its model kernel)
+    inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
     constraints: tuple = ()  # (wildcard, regex)
     threads: str = "config"  # "config": config["threads"]; "one": 1
     extra: Callable | None = None  # (config, wildcards) -> {param: (value, config key)}
@@ -77,6 +82,10 @@ class Kind:
         import string
 
         return [name for _, name, _, _ in string.Formatter().parse(self.path) if name]
+
+    def message(self):
+        """Snakemake's message of a job: what it does and its wildcards."""
+        return ", ".join([self.what, *(f"{name}={{wildcards.{name}}}" for name in self.wildcard_names())])
 
     def job_threads(self, config):
         return config["threads"] if self.threads == "config" else 1
@@ -407,6 +416,8 @@ KINDS = (
         lambda c, w: typed.sweep_settings(c, w.sweep, int(w.block), int(w.d)),
         _sweep_cost,
         lambda w: f"sweeps.{w.sweep}",
+        script="run_cell",
+        what="GD sweep block",
         constraints=(_D, _DELTA, ("block", r"\d+")),
     ),
     Kind(
@@ -416,6 +427,9 @@ KINDS = (
         lambda c, w: typed.dataset_settings(c, w.name),
         _dataset_cost,
         lambda w: f"grokking.{w.name}",
+        script="make_dataset",
+        what="The dataset of a long run",
+        warm=False,
         suffix="",
         threads="one",
     ),
@@ -426,6 +440,9 @@ KINDS = (
         lambda c, w: typed.long_run_settings(c, w.name),
         _long_run_cost,
         lambda w: f"grokking.{w.name}",
+        script="run_grokking",
+        what="Long GD run",
+        inputs=(("data", "results/data/{name}"),),
     ),
     Kind(
         "hessian_cell",
@@ -434,6 +451,8 @@ KINDS = (
         lambda c, w: typed.plateau_settings(c, w.activation),
         _plateau_cost,
         lambda w: f"hessian.delta.{w.activation}",
+        script="hessian_cell",
+        what="Restricted GD plateau and its Hessian spectrum",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -443,6 +462,8 @@ KINDS = (
         lambda c, w: typed.spectral_threshold_settings(c, w.activation, int(w.d)),
         _plateau_cost,
         lambda w: f"spectral_threshold.delta.{w.activation}",
+        script="hessian_cell",
+        what="Plateau of the spectral-threshold scan",
         constraints=(_D, _DELTA),
     ),
     Kind(
@@ -452,6 +473,8 @@ KINDS = (
         lambda c, w: typed.landscape_settings(c, w.activation),
         _landscape_cost,
         lambda w: "landscape.delta",
+        script="landscape_cell",
+        what="Fig 3: the risk on planes through the plateau",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -461,6 +484,8 @@ KINDS = (
         lambda c, w: typed.referee_settings(c, w.model),
         _referee_cost,
         lambda w: f"theory.simulation.delta.{w.model}",
+        script="theory_sim_cell",
+        what="Restricted GD over the DMFT horizon (the referee)",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -470,6 +495,8 @@ KINDS = (
         lambda c, w: typed.theory_model_settings(c, w.model),
         _dmft_cost,
         lambda w: f"theory.models.{w.model}",
+        script="dmft_model",
+        what="DMFT of restricted GD and its Hessian outlier",
         constraints=(("n_paths", r"[0-9]+"),),
         extra=_dmft_extra,
         extra_names=("deltas", "horizon", "replicas"),
@@ -481,6 +508,8 @@ KINDS = (
         lambda c, w: typed.fixed_point_settings(c, w.model),
         _fixed_point_cost,
         lambda w: f"theory.models.{w.model}",
+        script="fixed_point_model",
+        what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
         extra=_fixed_point_extra,
         extra_names=("deltas", "nodes"),
     ),
@@ -491,6 +520,8 @@ KINDS = (
         lambda c, w: typed.escape_settings(c, w.model, "linear"),
         _escape_cost("linear"),
         lambda w: f"escape.cases.{w.model}",
+        script="escape_linear_cell",
+        what="Linear stage of the escape",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -500,6 +531,8 @@ KINDS = (
         lambda c, w: typed.escape_settings(c, w.model, "signal"),
         _escape_cost("signal"),
         lambda w: f"escape.signal.cases.{w.model}",
+        script="escape_signal_cell",
+        what="DMFT with signal vs planted-overlap GD",
         constraints=(_DELTA,),
         extra=_signal_extra,
         extra_names=("m0",),
@@ -511,6 +544,8 @@ KINDS = (
         lambda c, w: typed.prediction_settings(c, w.model),
         _prediction_cost,
         lambda w: f"escape.prediction.models.{w.model}",
+        script="escape_prediction_cell",
+        what="Predicted success from the linear process",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -520,6 +555,8 @@ KINDS = (
         lambda c, w: typed.two_stage_settings(c, w.model),
         _two_stage_cost,
         lambda w: f"escape.two_stage.models.{w.model}",
+        script="escape_two_stage_cell",
+        what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
         constraints=(_DELTA,),
     ),
     Kind(
@@ -529,6 +566,8 @@ KINDS = (
         lambda c, w: typed.convention_settings(c, w.convention, w.activation),
         _convention_scan_cost,
         lambda w: f"conventions.grid.{w.convention}",
+        script="convention_scan",
+        what="Convention scan, auto-refined in delta",
         constraints=(("activation", r"[a-z0-9]+"), _D),
         extra=_convention_scan_extra,
         extra_names=("coarse", "refine", "rule"),
@@ -540,6 +579,8 @@ KINDS = (
         lambda c, w: typed.convention_plateau_settings(c, w.convention),
         _convention_plateau_cost,
         lambda w: f"conventions.grid.{w.convention}",
+        script="convention_plateau",
+        what="Convention's Fig 2 plateau (quadrature and a long GD run)",
         extra=_convention_plateau_extra,
         extra_names=("report", "plateau_d", "plateau_delta"),
     ),
@@ -550,6 +591,8 @@ KINDS = (
         lambda c, w: typed.design_settings(c, w.design),
         _design_cost,
         lambda w: f"design.designs.{w.design}",
+        script="design_theory",
+        what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
         constraints=(("design", r"[A-Za-z0-9_]+"),),
         extra=_design_extra,
         extra_names=("bracket", "points", "nodes", "factors", "n_paths", "horizon", "replicas"),
@@ -561,6 +604,9 @@ KINDS = (
         lambda c, w: typed.design_family_settings(c),
         _design_family_cost,
         lambda w: "design.family",
+        script="design_family",
+        what="Design family: delta_NN(inf) minimised over its parameter",
+        warm=False,
         suffix=".json",
         constraints=(("family", r"[A-Za-z0-9_]+"),),
         threads="one",
@@ -574,6 +620,9 @@ KINDS = (
         lambda c, w: typed.spectral_settings(c),
         _spectral_cost,
         lambda w: "spectral.d",
+        script="spectral_overlap",
+        what="Spectral estimator overlap",
+        warm=False,
         suffix=".csv",
         constraints=(_D,),
         threads="one",
