@@ -181,20 +181,32 @@ def test_claim_texts_have_no_exponent_for_large_values():
     assert "median escape step 2810 at δ=5" in row["measured"] and "e+" not in row["measured"]
 
 
-def test_the_results_index_lists_each_table_with_its_caption_and_shape():
+def test_the_results_index_lists_each_table_once_with_its_own_caption_and_shape():
     from featlearn.analysis.manuscript_numbers import results_index
-    from featlearn.pipeline.manifest import table_caption
+    from featlearn.pipeline import manifest
 
-    rows = [{"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 4.0}]
-    tables = {"results/tables/escape_signal.csv": rows, "results/tables/gelu_cells.csv": []}
-    index = results_index(tables, table_caption)
-    assert index[0] == {
+    config = yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text())
+    groups = [
+        {"table": table.name, "caption": table.caption, "files": names}
+        for table, names in manifest.tables(config)
+        if table.name.endswith(".csv")
+    ]
+    rows = {name: [{"a": 1.0, "b": 2.0}] * 2 for group in groups for name in group["files"]}
+    rows["gelu_cells.csv"] = []
+    index = {r["table"]: r for r in results_index(groups, rows)}
+    assert len(index) == len(groups)  # one entry per table, the per-sweep ones grouped
+    assert index["theory_thresholds.csv"]["caption"] == manifest.table_caption("theory_thresholds.csv")
+    assert index["theory_thresholds.csv"]["caption"] != manifest.table_caption("gelu_thresholds.csv")
+    cells = index["{sweep}_cells.csv"]
+    sweeps = list(config["sweeps"])
+    assert cells["rows"] == str(2 * (len(sweeps) - 1)) and cells["columns"] == "2"
+    assert cells["caption"].endswith(f"Files: {', '.join(f'{s}_cells.csv' for s in sweeps)}.")
+    assert index["escape_signal.csv"] == {
         "table": "escape_signal.csv",
-        "caption": table_caption("escape_signal.csv"),
+        "caption": manifest.table_caption("escape_signal.csv"),
         "rows": "2",
         "columns": "2",
     }
-    assert index[1]["rows"] == "0" and index[1]["caption"] == table_caption("x_cells.csv")
 
 
 def _summary(status, low, high, delta_nn=9.5, n_d=5):

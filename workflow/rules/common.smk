@@ -323,15 +323,9 @@ def claim_roles():
 
 
 def claims_inputs(w):
-    """The results the claims read: the threshold, theory and Hessian tables, the Fig 4 sweep's
-    cells, the easy/hard learning steps and the first long run."""
-    r = claim_roles()
-    tables = ["thresholds.csv", "delta_alg.csv", "theory_thresholds.csv", "dmft_vs_simulation.csv"]
-    tables += ["finite_size_summary.csv", "finite_size_scaling.csv", "finite_size_points.csv"]
-    tables += [f"hessian_{act}.csv" for act in r["hessian"]]
-    tables += [f"{r['gelu']}_cells.csv", f"{config['easy_hard']['stem']}_learning_steps.csv"]
+    """The results the claims read: their tables (``manifest.claim_tables``) and the first long run."""
     return {
-        "tables": [f"{RESULTS}/tables/{name}" for name in tables],
+        "tables": [f"{RESULTS}/tables/{name}" for name in manifest.claim_tables(config)],
         "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
     }
 
@@ -352,41 +346,26 @@ THEORY_TABLES = (
 
 def index_tables():
     """Every CSV table this config's build writes (the manuscript's results index lists them)."""
-    names = [f"{s}_{kind}.csv" for s in config["sweeps"] for kind in ("cells", "thresholds")]
-    names += ["thresholds.csv", "delta_alg.csv", "spectral_theory.csv"]
-    names += [f"hessian_{act}.csv" for act in config["hessian"]["delta"]]
-    names.append(f"{config['easy_hard']['stem']}_learning_steps.csv")
-    names += [name for name in THEORY_TABLES if name.endswith(".csv")]
-    names += ["escape_linear_stage.csv", "escape_referee_trials.csv", "escape_signal.csv", "escape_signal_runs.csv"]
-    names += ["escape_prediction.csv", "delta50_prediction.csv"]
-    names += ["finite_size_summary.csv", "finite_size_scaling.csv", "finite_size_points.csv"]
-    names += ["finite_size_collapse.csv", "finite_size_decide.csv"]
-    if config.get("spectral_threshold"):
-        names.append("spectral_threshold.csv")
-    if config["escape"].get("two_stage"):
-        names += ["escape_two_stage.csv", "delta50_two_stage.csv", "escape_two_stage_scans.csv"]
-    if config.get("conventions"):
-        names += ["conventions.csv", "convention_scans.csv"]
-    if config.get("design"):
-        names.append("design.csv")
-    return [f"{RESULTS}/tables/{name}" for name in names + ["claims.csv"]]
+    names = [name for _, names in manifest.tables(config) for name in names]
+    return [f"{RESULTS}/tables/{name}" for name in names if name.endswith(".csv")]
+
+
+def index_groups():
+    """The results index's rows: per manifest table its name, caption and files (the per-sweep and
+    per-activation tables one row each)."""
+    return [
+        {"table": table.name, "caption": table.caption, "files": names}
+        for table, names in manifest.tables(config)
+        if table.name.endswith(".csv")
+    ]
 
 
 def all_targets():
-    targets = [f"{RESULTS}/tables/thresholds.csv"]
-    targets += [f"{RESULTS}/tables/{name}" for name in THEORY_TABLES]
-    targets += [f"{RESULTS}/tables/escape_linear_stage.csv", f"{RESULTS}/tables/escape_signal.csv"]
-    targets += [f"{RESULTS}/tables/escape_prediction.csv", f"{RESULTS}/tables/delta50_prediction.csv"]
-    targets.append(f"{RESULTS}/tables/finite_size_scaling.csv")
-    if config.get("spectral_threshold"):
-        targets.append(f"{RESULTS}/tables/spectral_threshold.csv")
-    if config["escape"].get("two_stage"):
-        targets.append(f"{RESULTS}/tables/delta50_two_stage.csv")
-    if config.get("conventions"):
-        targets.append(f"{RESULTS}/tables/conventions.csv")
+    """The tables the manifest targets, the designer's sweeps, the manuscript and every figure."""
+    targets = [f"{RESULTS}/tables/{name}" for name in manifest.target_tables(config)]
     if config.get("design"):
-        targets += [f"{RESULTS}/tables/design.csv", f"{RESULTS}/design/design_sweeps.yaml"]
-    targets += [f"{RESULTS}/tables/claims.csv", f"{RESULTS}/paper/manuscript.pdf"]
+        targets.append(f"{RESULTS}/design/design_sweeps.yaml")
+    targets.append(f"{RESULTS}/paper/manuscript.pdf")
     for figure in FIGURES:
         targets += figure_files(figure.stem)
     return targets

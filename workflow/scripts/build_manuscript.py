@@ -6,7 +6,6 @@ import typst
 from featlearn.analysis.manuscript_numbers import numbers, results_index
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv
-from featlearn.pipeline.manifest import table_caption
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
@@ -29,7 +28,7 @@ out = numbers(
     sm.params.paper,
     sm.params.design_stem,
 )
-out["index"] = results_index({p: read_csv(p) for p in sm.input.index}, table_caption)
+out["index"] = results_index(sm.params.index, {Path(p).name: read_csv(p) for p in sm.input.index})
 out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}
 Path(sm.output.numbers).write_text(json.dumps(out, indent=1, ensure_ascii=False))
 inputs = {"numbers": "/" + sm.output.numbers}

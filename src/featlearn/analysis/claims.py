@@ -480,14 +480,13 @@ def claim_rows(results, tolerance, sweeps, paper):
 
 
 def roles(config):
-    """Which sweeps and models of ``config`` each claim reads: the Fig 4 and Fig 5 sweeps, Fig 1's
-    spectral sweep, each width group's narrowest and widest sweep, the Hessian activations, and
-    the theory model of each activation (``theory.hessian_overlay``)."""
-    by_paper = {spec.get("paper"): name for name, spec in config["sweeps"].items()}
+    """Which sweeps and models of ``config`` each claim reads: the GeLU and Quad sweeps by their role
+    keys (``claims.sweeps``), Fig 1's spectral sweep, each width group's narrowest and widest sweep,
+    the Hessian activations, and the theory model of each activation (``theory.hessian_overlay``)."""
     overlay = config["theory"]["hessian_overlay"]
     return {
-        "gelu": by_paper.get("Fig 4"),
-        "quad": by_paper.get("Fig 5"),
+        "gelu": config["claims"]["sweeps"]["gelu"],
+        "quad": config["claims"]["sweeps"]["quad"],
         "gelu_spectral": config["figure1"]["spectral"],
         "width": [(group[0], group[-1]) for group in config["width"]["groups"].values()],
         "hessian": list(config["hessian"]["delta"]),

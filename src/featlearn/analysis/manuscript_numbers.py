@@ -4,7 +4,6 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 """
 
 import math
-from pathlib import Path
 
 from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
@@ -95,16 +94,28 @@ def landscape_numbers(cells):
     ]
 
 
-def results_index(tables, caption):
-    """The manuscript's results index: per results table (path → rows) of this build, its file,
-    what it holds (``caption(file name)``: the workflow's table manifest), its rows and columns.
-    Overlay results reach the reader through it: a build with an overlay lists the overlay's
-    tables."""
+def results_index(groups, rows_of):
+    """The manuscript's results index: per table of the workflow's table manifest (``groups``: its
+    ``table`` name, ``caption`` and the ``files`` this build wrote; ``rows_of``: file name → rows),
+    its name, caption, rows and columns.  A table written once per sweep or activation is one entry
+    (rows summed, the files named after the caption).  Overlay results reach the reader through it:
+    a build with an overlay lists the overlay's tables."""
     out = []
-    for path, rows in tables.items():
-        name = Path(path).name
-        shape = {"rows": str(len(rows)), "columns": str(len(rows[0]) if rows else 0)}
-        out.append({"table": name, "caption": caption(name), **shape})
+    for group in groups:
+        files = group["files"]
+        rows = [rows_of[name] for name in files]
+        caption = group["caption"]
+        if "{" in group["table"]:
+            caption += f" Files: {', '.join(files)}."
+        columns = next((len(r[0]) for r in rows if r), 0)
+        out.append(
+            {
+                "table": group["table"],
+                "caption": caption,
+                "rows": str(sum(map(len, rows))),
+                "columns": str(columns),
+            }
+        )
     return out
 
 

@@ -214,6 +214,7 @@ def sweep_references(config):
     sweeps = config["sweeps"]
     refs = [(f"figure1.{k}", config["figure1"][k]) for k in ("random", "spectral")]
     refs.append(("easy_hard.sweep", config["easy_hard"]["sweep"]))
+    refs += [(f"claims.sweeps.{role}", name) for role, name in config["claims"]["sweeps"].items()]
     refs += [
         (f"width.groups.{act}.{i}", name)
         for act, group in config["width"]["groups"].items()

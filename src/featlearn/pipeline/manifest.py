@@ -8,6 +8,7 @@ and 11 their ``stem`` keys; the others are fixed here.  ``paper`` is "" for figu
 workflow adds (no counterpart in the paper).
 """
 
+import re
 from dataclasses import dataclass
 
 
@@ -211,70 +212,250 @@ if __name__ == "__main__":
     print(markdown_table(yaml.safe_load(open(sys.argv[1] if len(sys.argv) > 1 else "config.yaml"))))
 
 
-TABLES = {
-    "thresholds.csv": "Empirical δ₅₀ ± 1σ and its 95 % profile interval per sweep and d (logistic fit), "
-    "and δ_alg per link.",
-    "*_cells.csv": "Per (d, δ) cell of one sweep: successes, final-ρ median and 30/70 % quantiles (all and "
-    "failed trials), escape-step quartiles, trials stopped at a certified minimum.",
-    "*_thresholds.csv": "Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, δ₅₀'s "
-    "profile interval, status).",
-    "delta_alg.csv": "δ_alg of the optimal spectral method per single-index link.",
-    "hessian_*.csv": "Per δ and seed at the restricted-GD plateau: λ_min, overlap², bulk edge, H₁₁, the "
-    "semi-empirical outlier.",
-    "spectral_theory.csv": "Asymptotic overlap of the optimal spectral estimator vs δ.",
-    "fig11_easy_hard_learning_steps.csv": "Per trial of the easy+hard target: the step at which each "
-    "direction is learned.",
-    "theory_thresholds.csv": "δ_alg, δ_NN(t) from the DMFT for each N, the long-time δ_NN(∞) and the "
-    "empirical δ₅₀ per theory model.",
-    "theory_thresholds.tex": "The theory thresholds as a LaTeX table.",
-    "dmft_vs_simulation.csv": "‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation.",
-    "outlier_vs_simulation.csv": "Hessian outlier and bulk edge vs GD time: DMFT law vs simulated spectra.",
-    "bounded_link_validation.csv": "Bounded link: the δ at which simulation first shows a negative aligned "
-    "outlier vs the DMFT's δ_NN(t).",
-    "escape_linear_stage.csv": "The hard coordinate's variance: linear process vs unrestricted GD and its "
-    "exact linearisation, with the referee's linear horizon.",
-    "escape_referee_trials.csv": "The referee trial by trial: the hard coordinate of unrestricted GD "
-    "and of its exact linearisation from the same seed, their relative error and the trial's linear horizon.",
-    "escape_signal.csv": "DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted "
-    "GD from a planted overlap.",
-    "escape_signal_runs.csv": "Per planted run: the final overlap, and ‖∇R̂‖ and λ_min where it ends.",
-    "escape_prediction.csv": "Predicted (linear process) vs measured success, escape steps and failed-trial "
-    "ρ per model, d, δ and ρ_c.",
-    "delta50_prediction.csv": "Predicted vs empirical δ₅₀ per model and d, with the verdict.",
-    "escape_two_stage.csv": "Two-stage prediction (linear process to t₀, then the kicked DMFT with "
-    "signal) vs measured success per model, d, δ and t₀, with the critical overlap m* and V(t₀).",
-    "delta50_two_stage.csv": "Two-stage predicted vs empirical δ₅₀ per model, d and t₀, with the verdict.",
-    "escape_two_stage_scans.csv": "The kick scans of the DMFT with signal: ρ at the horizon and escape step "
-    "per δ, t₀ and m₀.",
-    "conventions.csv": "Modelling conventions ranked by their distance to the paper's three numbers.",
-    "convention_scans.csv": "Per convention, activation and d: the auto-refined δ scan and its fit.",
-    "design.csv": "Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, "
-    "min_t δ_NN(t) ± s.e., GD's δ₅₀ per d where swept, the theory's rank.",
-    "claims.csv": "The paper's claims, the measured values and the computed verdicts.",
-    "finite_size_summary.csv": "Per model: what its d decide (joint binomial likelihood, 95 % profile "
-    "intervals): the slope per doubling of d, the curvature, the width exponent, the tests of a constant "
-    "and of no limit, δ∞'s verdict with its interval or one-sided bound, and the bootstrap's law choice.",
-    "finite_size_scaling.csv": "Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
-    "likelihood-ratio p-value, δ∞ with its profile interval, and the prediction of the largest d.",
-    "finite_size_points.csv": "Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
-    "width from the logistic fit.",
-    "spectral_threshold.csv": "Per activation and d: δ_spec(d), the zero crossing of the plateau Hessian's "
-    "smallest eigenvalue against δ, with Fieller's interval, and δ_NN(∞).",
-    "finite_size_decide.csv": "Per model and design (new doublings of d, trials per cell): the expected "
-    "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours (upper bound).",
-    "finite_size_collapse.csv": "Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), "
-    "the collapse of every d onto one logistic.",
-}
-"""What each results table holds (Snakemake report captions); ``*`` stands for a sweep or an activation."""
+@dataclass(frozen=True)
+class Table:
+    """A results table (``results/tables/<name>``): its caption, whether a build targets it (the
+    others are inputs of a target), the optional config section without which it is not built, and
+    whether the claims read it (True; or the claims' role key of the one sweep whose table they read,
+    ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a name stand for each
+    sweep, each Hessian activation and the easy/hard figure's stem."""
+
+    name: str
+    caption: str
+    target: bool = False
+    section: str | None = None
+    claims: bool | str = False
+
+    def names(self, config):
+        """The file names of this table in ``config``'s build (none without its section)."""
+        node = config
+        for part in self.section.split(".") if self.section else ():
+            node = (node or {}).get(part)
+        if not node:
+            return []
+        values = {
+            "sweep": list(config["sweeps"]),
+            "activation": list(config["hessian"]["delta"]),
+            "easy_hard": [config["easy_hard"]["stem"]],
+        }
+        field = next((k for k in values if f"{{{k}}}" in self.name), None)
+        return [self.name.format(**{field: v}) for v in values[field]] if field else [self.name]
+
+
+TABLES = (
+    Table(
+        "thresholds.csv",
+        "Empirical δ₅₀ ± 1σ and its 95 % profile interval per sweep and d (logistic fit), and δ_alg "
+        "per link.",
+        target=True,
+        claims=True,
+    ),
+    Table(
+        "{sweep}_cells.csv",
+        "Per (d, δ) cell of one sweep: successes, final-ρ median and 30/70 % quantiles (all and "
+        "failed trials), escape-step quartiles, trials stopped at a certified minimum.",
+        claims="gelu",
+    ),
+    Table(
+        "{sweep}_thresholds.csv",
+        "Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, δ₅₀'s profile "
+        "interval, status).",
+    ),
+    Table(
+        "delta_alg.csv",
+        "δ_alg of the optimal spectral method per single-index link.",
+        claims=True,
+    ),
+    Table(
+        "spectral_theory.csv",
+        "Asymptotic overlap of the optimal spectral estimator vs δ.",
+    ),
+    Table(
+        "hessian_{activation}.csv",
+        "Per δ and seed at the restricted-GD plateau: λ_min, overlap², bulk edge, H₁₁, the "
+        "semi-empirical outlier.",
+        claims=True,
+    ),
+    Table(
+        "{easy_hard}_learning_steps.csv",
+        "Per trial of the easy+hard target: the step at which each direction is learned.",
+        claims=True,
+    ),
+    Table(
+        "theory_thresholds.csv",
+        "δ_alg, δ_NN(t) from the DMFT for each N, the long-time δ_NN(∞) and the empirical δ₅₀ per "
+        "theory model.",
+        target=True,
+        claims=True,
+    ),
+    Table(
+        "theory_thresholds.tex",
+        "The theory thresholds as a LaTeX table.",
+        target=True,
+    ),
+    Table(
+        "dmft_vs_simulation.csv",
+        "‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation.",
+        target=True,
+        claims=True,
+    ),
+    Table(
+        "outlier_vs_simulation.csv",
+        "Hessian outlier and bulk edge vs GD time: DMFT law vs simulated spectra.",
+        target=True,
+    ),
+    Table(
+        "bounded_link_validation.csv",
+        "Bounded link: the δ at which simulation first shows a negative aligned outlier vs the DMFT's "
+        "δ_NN(t).",
+        target=True,
+    ),
+    Table(
+        "escape_linear_stage.csv",
+        "The hard coordinate's variance: linear process vs unrestricted GD and its exact "
+        "linearisation, with the referee's linear horizon.",
+        target=True,
+    ),
+    Table(
+        "escape_referee_trials.csv",
+        "The referee trial by trial: the hard coordinate of unrestricted GD and of its exact "
+        "linearisation from the same seed, their relative error and the trial's linear horizon.",
+    ),
+    Table(
+        "escape_signal.csv",
+        "DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted GD from a "
+        "planted overlap.",
+        target=True,
+    ),
+    Table(
+        "escape_signal_runs.csv",
+        "Per planted run: the final overlap, and ‖∇R̂‖ and λ_min where it ends.",
+    ),
+    Table(
+        "escape_prediction.csv",
+        "Predicted (linear process) vs measured success, escape steps and failed-trial ρ per model, "
+        "d, δ and ρ_c.",
+        target=True,
+    ),
+    Table(
+        "delta50_prediction.csv",
+        "Predicted vs empirical δ₅₀ per model and d, with the verdict.",
+        target=True,
+    ),
+    Table(
+        "finite_size_summary.csv",
+        "Per model: what its d decide (joint binomial likelihood, 95 % profile intervals): the slope "
+        "per doubling of d, the curvature, the width exponent, the tests of a constant and of no "
+        "limit, δ∞'s verdict with its interval or one-sided bound, and the bootstrap's law choice.",
+        claims=True,
+    ),
+    Table(
+        "finite_size_scaling.csv",
+        "Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested likelihood-ratio "
+        "p-value, δ∞ with its profile interval, and the prediction of the largest d.",
+        target=True,
+        claims=True,
+    ),
+    Table(
+        "finite_size_points.csv",
+        "Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition width from the "
+        "logistic fit.",
+        claims=True,
+    ),
+    Table(
+        "finite_size_collapse.csv",
+        "Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), the collapse of "
+        "every d onto one logistic.",
+    ),
+    Table(
+        "finite_size_decide.csv",
+        "Per model and design (new doublings of d, trials per cell): the expected separation of 'δ∞ = "
+        "δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours (upper bound).",
+    ),
+    Table(
+        "spectral_threshold.csv",
+        "Per activation and d: δ_spec(d), the zero crossing of the plateau Hessian's smallest "
+        "eigenvalue against δ, with Fieller's interval, and δ_NN(∞).",
+        target=True,
+        section="spectral_threshold",
+    ),
+    Table(
+        "escape_two_stage.csv",
+        "Two-stage prediction (linear process to t₀, then the kicked DMFT with signal) vs measured "
+        "success per model, d, δ and t₀, with the critical overlap m* and V(t₀).",
+        section="escape.two_stage",
+    ),
+    Table(
+        "delta50_two_stage.csv",
+        "Two-stage predicted vs empirical δ₅₀ per model, d and t₀, with the verdict.",
+        target=True,
+        section="escape.two_stage",
+    ),
+    Table(
+        "escape_two_stage_scans.csv",
+        "The kick scans of the DMFT with signal: ρ at the horizon and escape step per δ, t₀ and m₀.",
+        section="escape.two_stage",
+    ),
+    Table(
+        "conventions.csv",
+        "Modelling conventions ranked by their distance to the paper's three numbers.",
+        target=True,
+        section="conventions",
+    ),
+    Table(
+        "convention_scans.csv",
+        "Per convention, activation and d: the auto-refined δ scan and its fit.",
+        section="conventions",
+    ),
+    Table(
+        "design.csv",
+        "Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, min_t δ_NN(t) ± "
+        "s.e., GD's δ₅₀ per d where swept, the theory's rank.",
+        target=True,
+        section="design",
+    ),
+    Table(
+        "claims.csv",
+        "The paper's claims, the measured values and the computed verdicts.",
+        target=True,
+    ),
+)
+"""Every results table of a build, in the order of the results index."""
+
+
+def tables(config):
+    """[(Table, [file names])] of every table ``config``'s build writes."""
+    out = [(table, table.names(config)) for table in TABLES]
+    return [(table, names) for table, names in out if names]
+
+
+def target_tables(config):
+    """The file names of the tables a build targets."""
+    return [name for table, names in tables(config) if table.target for name in names]
+
+
+def claim_tables(config):
+    """The file names of the tables the claims read: every one of a table they read whole, and of a
+    per-sweep table the one of the sweep their role key names (``claims.sweeps``)."""
+    out = []
+    for table, names in tables(config):
+        if table.claims is True:
+            out += names
+        elif table.claims:
+            out.append(table.name.format(sweep=config["claims"]["sweeps"][table.claims]))
+    return out
 
 
 def table_caption(name):
-    """The caption of results table ``name`` (matched against ``TABLES``)."""
+    """The caption of the results table with file name ``name`` (an exact name before a pattern)."""
     from fnmatch import fnmatch
 
-    for pattern, caption in TABLES.items():
-        if fnmatch(name, pattern):
-            return caption
+    exact = {t.name: t.caption for t in TABLES if "{" not in t.name}
+    if name in exact:
+        return exact[name]
+    for table in TABLES:
+        if fnmatch(name, re.sub(r"\{\w+\}", "*", table.name)):
+            return table.caption
     raise KeyError(f"no caption for results table {name!r}: add it to manifest.TABLES")
 
 

@@ -1,0 +1,78 @@
+"""The table manifest (``featlearn.pipeline.manifest.TABLES``): it drives the build's targets, the
+results index and the claims' inputs, so every table it names must be one a build writes, and every
+table a build writes must be in it."""
+
+import copy
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from featlearn.analysis.claims import roles
+from featlearn.pipeline import checks, manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
+
+
+def dag_tables(*configfiles):
+    """The file names under results/tables/ of every output of a fresh build of ``configfiles``
+    (Snakemake's ``--summary`` of the whole DAG)."""
+    args = ["--configfile", *map(str, configfiles)] if configfiles else []
+    proc = subprocess.run(
+        ["snakemake", "--cores", "1", "--nolock", "--summary", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    outputs = [line.split("\t")[0] for line in proc.stdout.splitlines()[1:] if "\t" in line]
+    return {Path(o).name for o in outputs if o.startswith("results/tables/")}
+
+
+@pytest.mark.parametrize("configfiles", [(), (TINY,)], ids=["config.yaml", "tiny.yaml"])
+def test_the_manifest_names_exactly_the_tables_a_build_writes(configfiles):
+    config = yaml.safe_load((configfiles[0] if configfiles else ROOT / "config.yaml").read_text())
+    named = {name for _, names in manifest.tables(config) for name in names}
+    assert named == dag_tables(*configfiles)
+
+
+def test_an_optional_section_adds_its_tables_and_only_then():
+    config = yaml.safe_load(TINY.read_text())
+    without = {name for _, names in manifest.tables(config) for name in names}
+    assert not {"conventions.csv", "design.csv", "delta50_two_stage.csv"} & without
+    config["conventions"] = {"any": "section"}
+    config["escape"]["two_stage"] = {"models": {}}
+    added = {name for _, names in manifest.tables(config) for name in names} - without
+    assert added == {"conventions.csv", "convention_scans.csv", "escape_two_stage.csv"} | {
+        "delta50_two_stage.csv",
+        "escape_two_stage_scans.csv",
+    }
+    assert {"conventions.csv", "delta50_two_stage.csv"} <= set(manifest.target_tables(config))
+
+
+def test_each_table_has_its_own_caption():
+    """An exact name wins over a pattern (theory_thresholds.csv is not a sweep's logistic fits), a
+    per-sweep name takes its pattern's caption, and an unknown table is an error naming the fix."""
+    fits = next(t.caption for t in manifest.TABLES if t.name == "{sweep}_thresholds.csv")
+    assert manifest.table_caption("theory_thresholds.csv") != fits
+    assert manifest.table_caption("gelu_m2_thresholds.csv") == fits
+    assert len({t.caption for t in manifest.TABLES}) == len(manifest.TABLES)
+    with pytest.raises(KeyError, match="manifest.TABLES"):
+        manifest.table_caption("nosuch.csv")
+
+
+def test_the_claims_read_their_sweeps_by_role_key_not_by_the_paper_label():
+    config = yaml.safe_load(TINY.read_text())
+    config["claims"]["sweeps"]["gelu"] = "quad"
+    for spec in config["sweeps"].values():
+        spec.pop("paper", None)
+    assert roles(config)["gelu"] == "quad"
+    assert "quad_cells.csv" in manifest.claim_tables(config)
+    assert "gelu_cells.csv" not in manifest.claim_tables(config)
+    bad = copy.deepcopy(config)
+    bad["claims"]["sweeps"]["quad"] = "nosuch"
+    with pytest.raises(checks.ConfigError, match="claims.sweeps.quad"):
+        checks.check_config(bad)
