@@ -192,7 +192,9 @@ def theory_model_params():
 
 
 def job_output(rule):
-    return registry.KIND[rule].pattern("output")
+    """A compute job's output pattern (a directory for a kind whose jobs write one)."""
+    kind = registry.KIND[rule]
+    return directory(kind.pattern("output")) if kind.suffix == "" else kind.pattern("output")
 
 
 def job_log(rule):
@@ -216,6 +218,27 @@ def job_params(rule):
         return lambda w: kind.params(config, w)[name]
 
     return {name: param(name) for name in ("settings", *kind.extra_names)}
+
+
+def job_inputs(kind):
+    """Input function of a compute job: its code, the kind's other inputs and, for a kind that runs
+    numba kernels, its warm kernel cache (and model kernel: ``kernel_cache``)."""
+    script_code = code(f"{kind.script}.py")
+    warm = kernel_cache(kind.rule, kind.script) if kind.warm else (lambda w: {})
+
+    def inputs(w):
+        other = {name: pattern.format(**dict(w.items())) for name, pattern in kind.inputs}
+        return {**warm(w), "code": script_code, **other}
+
+    return inputs
+
+
+def job_rule_params(kind):
+    """A compute job's params (``job_params``) and, where it runs numba kernels, its cache directory."""
+    params = job_params(kind.rule)
+    if kind.warm:
+        params["cache_dir"] = lambda w, input: kernel_cache_dir(input.cache)
+    return params
 
 
 def job_cost(rule, w):

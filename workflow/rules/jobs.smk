@@ -1,52 +1,33 @@
 # The compute jobs: one rule per kind of the job registry (featlearn.pipeline.jobs), which declares
 # each kind's paths, script, inputs, params, threads and resources.
-
-
-def job_inputs(kind):
-    """Input function of a compute job: its code, the kind's other inputs and, for a kind that runs
-    numba kernels, its warm kernel cache (and model kernel: ``kernel_cache``)."""
-    script_code = code(f"{kind.script}.py")
-    warm = kernel_cache(kind.rule, kind.script) if kind.warm else (lambda w: {})
-
-    def inputs(w):
-        other = {name: pattern.format(**dict(w.items())) for name, pattern in kind.inputs}
-        return {**warm(w), "code": script_code, **other}
-
-    return inputs
-
-
-def job_rule_params(kind):
-    """A compute job's params (``job_params``) and, where it runs numba kernels, its cache directory."""
-    params = job_params(kind.rule)
-    if kind.warm:
-        params["cache_dir"] = lambda w, input: kernel_cache_dir(input.cache)
-    return params
-
-
-for kind in registry.KINDS:
+#
+# The loop variable is called `rule` on purpose: Snakemake evaluates the script directive again
+# when a job runs, inside a function whose argument `rule` is the job's rule name, so the directive
+# names the right script then too (with any other name it would see the loop's last kind).
+for rule in registry.KIND:
 
     rule:
         name:
-            kind.rule
+            rule
         message:
-            kind.message()
+            registry.KIND[rule].message()
         input:
-            unpack(job_inputs(kind)),
+            unpack(job_inputs(registry.KIND[rule])),
         output:
-            directory(kind.pattern("output")) if kind.suffix == "" else kind.pattern("output"),
+            job_output(rule),
         log:
-            kind.pattern("log"),
+            job_log(rule),
         benchmark:
-            kind.pattern("benchmark")
+            job_benchmark(rule)
         wildcard_constraints:
-            **dict(kind.constraints),
+            **job_constraints(rule),
         params:
-            **job_rule_params(kind),
-        threads: kind.job_threads(config)
+            **job_rule_params(registry.KIND[rule]),
+        threads: registry.KIND[rule].job_threads(config)
         resources:
-            mem_mb=job_mem_mb(kind.rule),
-            runtime=job_runtime(kind.rule),
+            mem_mb=job_mem_mb(rule),
+            runtime=job_runtime(rule),
         conda:
             ENV
         script:
-            f"../scripts/{kind.script}.py"
+            f"../scripts/{registry.KIND[rule].script}.py"
