@@ -1,4 +1,4 @@
-# Stage 2c: Hessian spectrum at the restricted-GD plateau (issue: the mechanism).
+# Stage 2c: Hessian spectrum at the restricted-GD plateau (the mechanism, docs/outlier.md).
 
 
 localrules:

@@ -1,5 +1,5 @@
-"""Scoring modelling conventions against the paper's three headline numbers (issue: convention
-explorer): GeLU δ* ≈ 6.0, Quad δ* ≈ 3.6, and the Fig 2 loss plateau ≈ 0.6.
+"""Scoring modelling conventions against the paper's three headline numbers (the convention
+explorer, docs/model.md): GeLU δ* ≈ 6.0, Quad δ* ≈ 3.6, and the Fig 2 loss plateau ≈ 0.6.
 
 The plateau of a convention is the loss of an aligned neuron, reported in the convention's
 normalisation of the risk R = ½E(y − f)²:
