@@ -1,7 +1,34 @@
+"""Helpers shared by the test modules (``from conftest import ...``: pytest puts tests/ on sys.path)
+and the session's one tiny build, ``tiny_run``."""
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
 from featlearn.model.activations import ACTIVATIONS
+from featlearn.pipeline import checks
+from featlearn.pipeline.settings import (
+    READS_ENV,
+    EscapeLinearSettings,
+    PlateauSettings,
+    SweepSettings,
+    TheoryModelSettings,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
+TINY_CONFIG = yaml.safe_load(TINY.read_text())
+"""The tiny config, for config-level tests (checks, the registry, the workflow); numerics tests
+take the settings written out below."""
 
 
 @pytest.fixture
@@ -20,3 +47,217 @@ def small_problem(rng, n=57, d=11, m=1):
 
 
 ALL_ACTIVATIONS = sorted(ACTIVATIONS)
+
+
+# --- settings of the numerics tests, written out ----------------------------------------------------
+# The values the tiny config gave when these tests read it: numerics tests check numbers that must not
+# change when workflow/configs/tiny.yaml does.
+
+GELU_SWEEP = SweepSettings(
+    seed=20260201,
+    experiment="gelu",
+    activation="gelu",
+    lr=1.0,
+    link="he2",
+    m=1,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    init="random",
+    noise=0.0,
+    loss_normalisation="none",
+    theta_star="e1",
+    n_test=200,
+    dtype="float32",
+    freeze_rho=0.9,
+    escape_rho=0.5,
+    success_rho=0.5,
+    record_points=20,
+    train=("theta",),
+    huber=None,
+    loss=None,
+    steps=200,
+    first_trial=0,
+    trials=2,
+    certify_check_grad=0.001,
+    certify_every=50,
+    certify_safety=4,
+    certify_rho_tol=0.01,
+    certify_grad_floor=1e-06,
+)
+"""A GeLU sweep on the he2 link at the quick conventions (the tiny config's gelu sweep)."""
+
+SETTINGS = replace(
+    GELU_SWEEP, seed=7, experiment="test", steps=60, n_test=100, dtype="float64", record_points=15
+)
+"""``GELU_SWEEP`` with a test identity and a short budget (the GD engine, Hessian and referee tests)."""
+
+GELU_PLATEAU = PlateauSettings(
+    seed=20260201,
+    experiment="hessian",
+    activation="gelu",
+    lr=1.0,
+    link="he2",
+    m=1,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    init="random",
+    noise=0.0,
+    theta_star="e1",
+    n_test=200,
+    dtype="float64",
+    steps=200,
+    d=40,
+    seeds=1,
+    k=3,
+    grad_tol=1e-05,
+    checkpoints=4,
+)
+"""Restricted GD of GeLU at d = 40 to its plateau (the tiny config's Hessian cells)."""
+
+GELU_BUMP_MODEL = TheoryModelSettings(
+    seed=20260201,
+    experiment="theory_gelu_bump",
+    activation="gelu",
+    lr=1.0,
+    link="bump",
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    noise=0.0,
+)
+"""The theory model of GeLU on the bump link (the tiny config's gelu_bump)."""
+
+GELU_BUMP_ESCAPE = EscapeLinearSettings(
+    seed=20260201,
+    experiment="escape_gelu_bump",
+    activation="gelu",
+    lr=1.0,
+    link="bump",
+    m=1,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    init="random",
+    noise=0.0,
+    theta_star="e1",
+    n_test=200,
+    dtype="float64",
+    steps=6,
+    d=60,
+    trials=4,
+    n_paths=400,
+    dmft_steps=6,
+    replicas=3,
+)
+"""The linear-stage escape cell of gelu_bump with three DMFT replicas (the tiny config's, replicas 3)."""
+
+
+# --- config activations and losses ------------------------------------------------------------------
+
+SWISH = "z/(1 + exp(-z))"
+SWISH_SWEEP = {
+    "activation": "swish",
+    "figure": "extra_phase_swish",
+    "d": [60],
+    "delta": [4.0, 12.0],
+    "trials": 2,
+}
+
+
+def with_swish(config, expression=SWISH):
+    """``config`` with the config activation swish, its learning rate and budget, and a sweep of it."""
+    out = copy.deepcopy(config)
+    out["activations"] = {"swish": expression}
+    out["learning_rate"]["swish"] = 1.0
+    out["steps"]["swish"] = 200
+    out["sweeps"]["swish"] = dict(SWISH_SWEEP)
+    return out
+
+
+LOGCOSH = "log(cosh(e))"
+
+
+def with_logcosh(config, expression=LOGCOSH):
+    """``config`` with the config loss logcosh and a GeLU sweep trained on it."""
+    out = copy.deepcopy(config)
+    out["losses"] = {"logcosh": expression}
+    out["sweeps"]["gelu_logcosh"] = {**SWISH_SWEEP, "activation": "gelu", "loss": "logcosh"}
+    out["sweeps"]["gelu_logcosh"]["figure"] = "extra_phase_gelu_logcosh"
+    return out
+
+
+def config_error(config):
+    """The ``ConfigError`` the checks raise for ``config``."""
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(config)
+    return error.value
+
+
+# --- Snakemake --------------------------------------------------------------------------------------
+
+
+def copy_workflow(dest, config=ROOT / "config.yaml"):
+    """A copy of the workflow in ``dest`` with ``config`` as its config.yaml."""
+    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
+    shutil.copy(config, dest / "config.yaml")
+    for name in ("workflow", "src", "envs", "paper"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (dest / "profiles").symlink_to("workflow/profiles")  # the default profile, found next to the Snakefile
+    return dest
+
+
+def snakemake(workdir, *args, check=True, env=None):
+    command = ["snakemake", "--cores", "2", *args]
+    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+def job_counts(output):
+    """{rule: count} from the 'Job stats' table of a dry run."""
+    table = output.split("Job stats:")[1].split("total")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
+
+
+def summary_plan(workdir, configfile):
+    """{output: (rule, plan, inputs)} of every output of the DAG under ``configfile``, from Snakemake's
+    ``--detailed-summary`` (without a lock: several may read one tree); None for a config the schema
+    or the checks reject."""
+    proc = subprocess.run(
+        ["snakemake", "--cores", "1", "--nolock", "--detailed-summary", "--configfile", str(configfile)],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        return None
+    rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
+    return {row[0]: (row[2], row[7], set(row[4].split(","))) for row in rows}
+
+
+READS = "settings_reads.jsonl"
+"""The record, in a tracked build's directory, of the settings fields its jobs read (``READS_ENV``)."""
+
+
+def settings_reads(path):
+    """{settings class: (fields, fields read by some job)} from a tracked build's record."""
+    out = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        fields, read = out.setdefault(record["class"], (set(record["fields"]), set()))
+        read |= set(record["read"])
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """The tiny build, with every job recording which settings fields its code read; one for the
+    session, so a test only reads it (``snakemake -n``, ``--report``, ``--detailed-summary`` or a copy)
+    or restores what it wrote."""
+    wd = copy_workflow(tmp_path_factory.mktemp("tiny"), TINY)
+    snakemake(wd, env={**os.environ, READS_ENV: str(wd / READS)})
+    return wd

@@ -5,14 +5,12 @@ config."""
 
 import copy
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
-from test_user_activation import SWISH, TINY_CONFIG
-from test_workflow import TINY, copy_workflow, snakemake
+from conftest import ROOT, SWISH, TINY, TINY_CONFIG, copy_workflow, snakemake
 
 from featlearn.analysis import design
 from featlearn.io.results import read_csv
@@ -230,7 +228,7 @@ def test_design_jobs_and_their_checks():
     assert error.value.key == "design.designs.gelu_ab.train" and "even link" in str(error.value)
     del odd["design"]["designs"]["gelu_ab"], odd["design"]["sweeps"]["include"]
     checks.check_config(odd)  # the same link without a trained layer passes
-    schema = yaml.safe_load((Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     bad = with_design(
         designs={**TINY_DESIGN["design"]["designs"], "x": {"activation": "gelu", "train": ["a"]}}
     )

@@ -1,29 +1,15 @@
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from conftest import SETTINGS
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
 from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network
 from featlearn.model.loss import named_loss
-from featlearn.pipeline.settings import sweep_settings
-
-ROOT = Path(__file__).resolve().parents[1]
-# the tiny config's gelu sweep (the quick conventions), with a test identity and a short budget
-SETTINGS = replace(
-    sweep_settings(yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text()), "gelu"),
-    seed=7,
-    experiment="test",
-    steps=60,
-    n_test=100,
-    dtype="float64",
-    record_points=15,
-)
 
 
 def test_log_grid_is_sorted_unique_and_spans_the_run():

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import GELU_BUMP_ESCAPE
 
 from featlearn.cells import escape as escape_runs
 from featlearn.cells import linearisation
@@ -175,9 +176,7 @@ def test_a_planted_run_reports_where_it_ends():
 def test_linear_stage_cell_averages_v_over_replicas_with_their_error():
     """The cell's V(t) is the mean of the replicas' (V), each from its own paths, and its standard
     error is their spread/√R (recomputed here from independent solves with the same identities)."""
-    config = yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text())
-    config["theory"]["replicas"] = 3
-    s = settings.escape_settings(config, "gelu_bump", "linear")
+    s = GELU_BUMP_ESCAPE
     cell = escape_runs.linear_stage_cell(s, 6.0, log=lambda *a: None)
     identity = (s.seed, "escape", s.experiment, s.activation, s.link, 6.0, int(s.n_paths))
     var = np.array(

@@ -2,9 +2,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import small_problem
+from conftest import SETTINGS, small_problem
 from scipy.stats import ortho_group
-from test_engine import SETTINGS
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep

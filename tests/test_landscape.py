@@ -1,23 +1,17 @@
 """Fig 3, measured (hessian.landscape): the risk on a plane against the empirical risk itself, and
 the curvature along the outlier direction against the Hessian's bottom eigenvalue."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-import yaml
+from conftest import GELU_PLATEAU
 
 from featlearn.hessian import landscape
 from featlearn.model.activations import evaluate
-from featlearn.pipeline import settings as typed
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def cell():
-    config = yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text())
-    s = typed.plateau_settings(config, "gelu")
+    s = GELU_PLATEAU
     return s, landscape.landscape_cell(s, 12.0, log=lambda *a: None, grid_points=9)
 
 

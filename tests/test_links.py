@@ -9,10 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from conftest import GELU_SWEEP, TINY_CONFIG, config_error
 from scipy import integrate
-from test_user_activation import config_error
-from test_workflow import TINY
 
 from featlearn.model import link_expressions, links
 from featlearn.model.catalogue import ExpressionError, derivatives
@@ -226,7 +224,6 @@ def test_a_flat_link_trains_but_has_no_conditional_second_moment():
 
 # --- the config -------------------------------------------------------------------------------------
 
-CONFIG = yaml.safe_load(TINY.read_text())
 HE3 = "g**3 - 3*g"
 
 
@@ -240,10 +237,10 @@ def with_link(config, key_path, value):
 
 
 def test_a_link_expression_passes_the_checks_and_changes_only_its_sweeps_params():
-    config = with_link(CONFIG, ("sweeps", "gelu", "link"), HE3)
+    config = with_link(TINY_CONFIG, ("sweeps", "gelu", "link"), HE3)
     checks.check_config(config)
     assert sweep_settings(config, "gelu").link == HE3
-    before, after = jobs.params_by_output(CONFIG), jobs.params_by_output(config)
+    before, after = jobs.params_by_output(TINY_CONFIG), jobs.params_by_output(config)
     changed = {out for out in before if before[out] != after[out]}
     assert changed == set(jobs.outputs(config, "sweep_block", sweep="gelu"))
 
@@ -261,7 +258,7 @@ def test_a_link_expression_passes_the_checks_and_changes_only_its_sweeps_params(
     ],
 )
 def test_a_link_a_job_cannot_use_is_a_config_error_at_its_key(key_path, value, message):
-    error = config_error(with_link(CONFIG, key_path, value))
+    error = config_error(with_link(TINY_CONFIG, key_path, value))
     assert message in str(error) and "\n" not in str(error)
     keys = {"no hard direction": "hessian", "is not g1 easy and g2 hard": "easy_hard.sweep"}
     assert error.key == keys.get(message, ".".join(key_path))
@@ -273,9 +270,7 @@ def test_a_link_a_job_cannot_use_is_a_config_error_at_its_key(key_path, value, m
 def test_an_expression_of_a_built_in_link_gives_its_numbers_in_every_stage():
     """ "g**2 - 1" is he2 written out: GD data, the DMFT, the fixed point and the spectral method give
     the same numbers bit for bit (its name differs, nothing else)."""
-    settings = replace(
-        sweep_settings(CONFIG, "gelu"), steps=20, n_test=100, dtype="float64", record_points=5, link="he2"
-    )
+    settings = replace(GELU_SWEEP, steps=20, n_test=100, dtype="float64", record_points=5, link="he2")
     from featlearn.gd import trials
 
     runs = [trials.run_trial(replace(settings, link=link), 40, 4.0, 0) for link in ("he2", "g**2 - 1")]
@@ -293,9 +288,7 @@ def test_a_link_expression_trains_and_has_a_dmft():
     """He₃ (not a built-in): GD reduces the loss, the DMFT solves."""
     from featlearn.gd import trials
 
-    settings = replace(
-        sweep_settings(CONFIG, "gelu"), steps=30, n_test=100, dtype="float64", record_points=5, link=HE3
-    )
+    settings = replace(GELU_SWEEP, steps=30, n_test=100, dtype="float64", record_points=5, link=HE3)
     traj = trials.run_trial(settings, 40, 6.0, 0)
     assert np.isfinite(traj.train_loss[-1]) and traj.train_loss[-1] < traj.train_loss[0]
     res = dmft.solve("gelu", HE3, 6.0, 1.0, 3, 2000, ("links", 2))

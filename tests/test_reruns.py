@@ -18,18 +18,16 @@ Three checks, from cheap to expensive:
 import copy
 import json
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT, TINY, summary_plan, with_swish
 
 from featlearn.pipeline import checks, jobs
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.checks import _walk
 from featlearn.plan import load_config
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
 OVERLAYS = sorted((ROOT / "workflow" / "configs").glob("*.yaml"))
 COMPLETE = {"tiny.yaml", "paper.yaml"}
 """Configs that stand alone (a --configfile replaces config.yaml); the others are overlays."""
@@ -198,35 +196,8 @@ def test_seed_reruns_every_job_that_draws_on_purpose():
 # --- the opt-in check against Snakemake ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def tiny_tree(tmp_path_factory):
-    """A built tiny workflow (its own copy: the check reads its metadata from two processes)."""
-    from test_workflow import copy_workflow, snakemake
-
-    wd = copy_workflow(tmp_path_factory.mktemp("tiny_reruns"), TINY)
-    snakemake(wd)
-    return wd
-
-
-def summary_plan(workdir, configfile):
-    """{output: (rule, plan)} of every output of the DAG under ``configfile``, from Snakemake."""
-    import subprocess
-
-    proc = subprocess.run(
-        ["snakemake", "--cores", "1", "--nolock", "--detailed-summary", "--configfile", str(configfile)],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if proc.returncode != 0:
-        return None  # a config the schema or the checks reject
-    rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
-    return {row[0]: (row[2], row[7], set(row[4].split(","))) for row in rows}
-
-
 @pytest.mark.reruns
-def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_path):
+def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_run, tmp_path):
     config = yaml.safe_load(TINY.read_text())
     compute = {kind.rule for kind in jobs.KINDS}
     keys = [key for key, _ in _walk(config)]
@@ -235,7 +206,7 @@ def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_p
         edit = with_edit(config, key, edited(_leaf(config, key)))
         path = tmp_path / f"{key}.yaml"
         path.write_text(yaml.safe_dump(edit))
-        rows = summary_plan(tiny_tree, path)
+        rows = summary_plan(tiny_run, path)
         if rows is None:
             return key, "rejected", None
         changed, _, added, _ = param_changes(config, key)
@@ -261,18 +232,16 @@ def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_tree, tmp_p
 
 
 @pytest.mark.reruns
-def test_adding_a_config_activation_reruns_no_built_job(tiny_tree, tmp_path):
+def test_adding_a_config_activation_reruns_no_built_job(tiny_run, tmp_path):
     """On a built tiny tree, a config that adds the activation swish (``activations:``) and a sweep
     of it schedules no built compute job and no built numba cache: what is to run upstream of the
     tables is swish's generated kernel, its numba cache and its sweep's blocks."""
-    from test_user_activation import with_swish
-
     from featlearn.pipeline.kernels import kernel_tag
 
     config = with_swish(yaml.safe_load(TINY.read_text()))
     path = tmp_path / "swish.yaml"
     path.write_text(yaml.safe_dump(config))
-    rows = summary_plan(tiny_tree, path)
+    rows = summary_plan(tiny_run, path)
     assert rows is not None, "the config with swish was rejected"
     kernels = {"model_kernel", "numba_cache", "model_numba_cache"}
     upstream = {kind.rule for kind in jobs.KINDS} | kernels
@@ -305,7 +274,7 @@ def test_the_scaling_overlay_reuses_every_block_of_the_quick_run():
 
 
 @pytest.mark.reruns
-def test_a_larger_config_reuses_the_built_blocks_by_job_count(tiny_tree, tmp_path):
+def test_a_larger_config_reuses_the_built_blocks_by_job_count(tiny_run, tmp_path):
     """On a built tiny tree, an overlay that adds a dimension (with its own delta grid) to a sweep
     schedules exactly the new cells' blocks: Snakemake's count of sweep_block jobs to run equals the
     number of new cells, and no built block reruns."""
@@ -313,7 +282,7 @@ def test_a_larger_config_reuses_the_built_blocks_by_job_count(tiny_tree, tmp_pat
     config["sweeps"]["gelu"] |= {"d": [60, 80], "delta_at": {80: [8.0]}}
     path = tmp_path / "larger.yaml"
     path.write_text(yaml.safe_dump(config))
-    rows = summary_plan(tiny_tree, path)
+    rows = summary_plan(tiny_run, path)
     assert rows is not None, "the larger config was rejected"
     scheduled = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan != "no update"}
     built = {o for o, (rule, plan, _) in rows.items() if rule == "sweep_block" and plan == "no update"}

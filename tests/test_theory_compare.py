@@ -2,6 +2,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import GELU_BUMP_MODEL
 
 from featlearn.analysis.theory_tables import long_time_threshold, simulated_crossing
 from featlearn.theory.crossing import first_crossing, first_root
@@ -83,14 +84,10 @@ def test_replica_mean_and_standard_error_skip_missing_values():
 def test_dmft_model_replicas_are_independent_solves_and_their_mean():
     """Replica r of δ is ``dmft.solve`` with identity (..., δ, N, r); the file's value is the replica
     mean and its s.e. the replicas' sd/√R."""
-    import yaml
-
-    from featlearn.pipeline.settings import theory_model_settings
     from featlearn.theory import dmft
     from featlearn.theory.delta_nn import dmft_model
 
-    config = yaml.safe_load(open("workflow/configs/tiny.yaml"))
-    s = theory_model_settings(config, "gelu_bump")
+    s = GELU_BUMP_MODEL
     out = dmft_model(s, [6.0], 300, 4, replicas=3, log=lambda _: None)
     identity = (s.seed, "dmft", s.experiment, s.activation, s.link, 6.0, 300, 2)
     direct = dmft.solve(

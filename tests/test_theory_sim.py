@@ -1,5 +1,5 @@
 import numpy as np
-from test_engine import SETTINGS
+from conftest import SETTINGS
 
 from featlearn.cells.referee import trajectory_cell
 from featlearn.pipeline.settings import RefereeSettings

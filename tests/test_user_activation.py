@@ -3,57 +3,30 @@ kernel module a job loads through ``FEATLEARN_MODEL_KERNEL``, and a sweep of one
 beside built-in jobs that it leaves alone (and, in the same tree, a sweep of a config loss,
 ``losses:``)."""
 
-import copy
 import os
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import yaml
-from test_reruns import summary_plan
-from test_workflow import TINY, copy_workflow, snakemake
+from conftest import (
+    ROOT,
+    SWISH,
+    SWISH_SWEEP,
+    TINY,
+    TINY_CONFIG,
+    config_error,
+    copy_workflow,
+    snakemake,
+    summary_plan,
+    with_logcosh,
+    with_swish,
+)
 
 from featlearn.model.catalogue import BUILT_IN, ExpressionError, config_kernel_source, parse
 from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 from featlearn.pipeline import checks, jobs, kernels
-
-ROOT = Path(__file__).resolve().parents[1]
-SWISH = "z/(1 + exp(-z))"
-SWISH_SWEEP = {
-    "activation": "swish",
-    "figure": "extra_phase_swish",
-    "d": [60],
-    "delta": [4.0, 12.0],
-    "trials": 2,
-}
-
-
-def with_swish(config, expression=SWISH):
-    """``config`` with the config activation swish, its learning rate and budget, and a sweep of it."""
-    out = copy.deepcopy(config)
-    out["activations"] = {"swish": expression}
-    out["learning_rate"]["swish"] = 1.0
-    out["steps"]["swish"] = 200
-    out["sweeps"]["swish"] = dict(SWISH_SWEEP)
-    return out
-
-
-LOGCOSH = "log(cosh(e))"
-
-
-def with_logcosh(config, expression=LOGCOSH):
-    """``config`` with the config loss logcosh and a GeLU sweep trained on it."""
-    out = copy.deepcopy(config)
-    out["losses"] = {"logcosh": expression}
-    out["sweeps"]["gelu_logcosh"] = {**SWISH_SWEEP, "activation": "gelu", "loss": "logcosh"}
-    out["sweeps"]["gelu_logcosh"]["figure"] = "extra_phase_gelu_logcosh"
-    return out
-
-
-TINY_CONFIG = yaml.safe_load(TINY.read_text())
-
 
 # --- the checks ------------------------------------------------------------------------------------
 
@@ -86,13 +59,6 @@ def erroneous(case):
     for section, entries in ONE_LINE_ERRORS[case][0].items():
         config[section] |= entries
     return config
-
-
-def config_error(config):
-    """The ``ConfigError`` the checks raise for ``config``."""
-    with pytest.raises(checks.ConfigError) as error:
-        checks.check_config(config)
-    return error.value
 
 
 def test_a_config_activation_passes_the_checks_and_names_its_kernel():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import sympy
 import yaml
-from test_user_activation import LOGCOSH, SWISH, TINY_CONFIG, config_error, with_logcosh, with_swish
+from conftest import LOGCOSH, SWISH, TINY_CONFIG, config_error, with_logcosh, with_swish
 
 from featlearn.model import catalogue
 from featlearn.model.catalogue import BUILT_IN_LOSSES, ExpressionError, config_kernel_source, parse_loss

@@ -12,36 +12,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import READS, ROOT, TINY, copy_workflow, job_counts, settings_reads, snakemake
 
 from featlearn.pipeline import manifest
 from featlearn.pipeline.settings import READS_ENV
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
-
-
-def copy_workflow(dest, config=ROOT / "config.yaml"):
-    """A copy of the workflow in ``dest`` with ``config`` as its config.yaml."""
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    shutil.copy(config, dest / "config.yaml")
-    for name in ("workflow", "src", "envs", "paper"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    (dest / "profiles").symlink_to("workflow/profiles")  # the default profile, found next to the Snakefile
-    return dest
-
-
-def snakemake(workdir, *args, check=True, env=None):
-    command = ["snakemake", "--cores", "2", *args]
-    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
-    return proc
-
-
-def job_counts(output):
-    """{rule: count} from the 'Job stats' table of a dry run."""
-    table = output.split("Job stats:")[1].split("total")[0]
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
 
 
 def test_dry_run_of_the_default_dag_loads_no_numba(tmp_path):
@@ -181,27 +155,6 @@ def test_missing_key_fails_naming_it(tmp_path):
     )
 
 
-READS = "settings_reads.jsonl"
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """The tiny build, with every job recording which settings fields its code read."""
-    wd = copy_workflow(tmp_path_factory.mktemp("tiny"), TINY)
-    snakemake(wd, env={**os.environ, READS_ENV: str(wd / READS)})
-    return wd
-
-
-def settings_reads(path):
-    """{settings class: (fields, fields read by some job)} from a tracked build's record."""
-    out = {}
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
-        fields, read = out.setdefault(record["class"], (set(record["fields"]), set()))
-        read |= set(record["read"])
-    return out
-
-
 def test_every_settings_field_is_read(tiny_run):
     """Each kind of job reads every field of its settings (``params.settings``): a field it never
     read would rerun it for an edit that cannot change its result.  The union over the jobs of a
@@ -276,19 +229,23 @@ def test_the_refinement_overlay_is_built_on_request_and_keeps_every_cell(tiny_ru
     new sweep blocks only (every completed block is kept)."""
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())
     overlay_path = tiny_run / "results" / "finite_size" / "refine.yaml"
-    assert not overlay_path.exists()
-    snakemake(tiny_run, "results/finite_size/refine.yaml")
-    overlay = yaml.safe_load(overlay_path.read_text())["sweeps"]
-    sweeps = {spec["sweep"] for spec in config["finite_size"]["models"].values()}
-    assert set(overlay) == sweeps
-    for sweep, spec in overlay.items():
-        assert set(spec["delta_at"]) == set(config["sweeps"][sweep]["d"])
-        for deltas in spec["delta_at"].values():
-            assert set(config["sweeps"][sweep]["delta"]) <= set(deltas)
-    plan = snakemake(tiny_run, "-n", "--configfile", "config.yaml", str(overlay_path))
-    reasons = re.findall(r"GD sweep [^\n]*\nReason: ([^\n]*)", plan.stdout)
-    assert all(reason.startswith("Missing output files") for reason in reasons), reasons
-    overlay_path.unlink()
+    log = tiny_run / "results" / "logs" / "finite_size" / "refine.log"
+    assert not overlay_path.exists() and not log.exists()
+    try:  # the tree is the session's: what the request writes is removed again
+        snakemake(tiny_run, "results/finite_size/refine.yaml")
+        overlay = yaml.safe_load(overlay_path.read_text())["sweeps"]
+        sweeps = {spec["sweep"] for spec in config["finite_size"]["models"].values()}
+        assert set(overlay) == sweeps
+        for sweep, spec in overlay.items():
+            assert set(spec["delta_at"]) == set(config["sweeps"][sweep]["d"])
+            for deltas in spec["delta_at"].values():
+                assert set(config["sweeps"][sweep]["delta"]) <= set(deltas)
+        plan = snakemake(tiny_run, "-n", "--configfile", "config.yaml", str(overlay_path))
+        reasons = re.findall(r"GD sweep [^\n]*\nReason: ([^\n]*)", plan.stdout)
+        assert all(reason.startswith("Missing output files") for reason in reasons), reasons
+    finally:
+        overlay_path.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)
 
 
 def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tmp_path):
@@ -313,12 +270,18 @@ def test_the_manuscript_gains_the_design_appendix_with_the_designer(tiny_run, tm
     assert numbers["design"] is None
     numbers["design"] = design_numbers(rows, "extra_design")
     assert [r["delta_nn_inf"] for r in numbers["design"]["rows"]] == ["6.6", "9.5", "none (trains a, b)"]
-    (tiny_run / "design_numbers.json").write_text(json.dumps(numbers))
+    design_path = tiny_run / "design_numbers.json"  # inside typst's root; removed again (a shared tree)
+    design_path.write_text(json.dumps(numbers))
     source, pdf = str(tiny_run / "paper" / "manuscript.typ"), tmp_path / "manuscript.pdf"
     inputs = {"numbers": "/design_numbers.json"}
-    typst.compile(source, output=str(pdf), root=str(tiny_run), sys_inputs=inputs)
+    try:
+        typst.compile(source, output=str(pdf), root=str(tiny_run), sys_inputs=inputs)
+        labels = json.loads(
+            typst.query(source, "<design>", field="label", root=str(tiny_run), sys_inputs=inputs)
+        )
+    finally:
+        design_path.unlink()
     assert pdf.read_bytes()[:5] == b"%PDF-"
-    labels = json.loads(typst.query(source, "<design>", field="label", root=str(tiny_run), sys_inputs=inputs))
     assert labels == ["<design>"]
     plain = {"numbers": "/results/paper/numbers.json"}
     assert (
