@@ -240,6 +240,7 @@ def test_design_jobs_and_their_checks():
     assert error.value.key == "design.designs.x.activation"
 
 
+@pytest.mark.builds
 def test_the_designer_runs_in_two_passes(tmp_path):
     """Pass 1: theory of every design, the family's minimum, the table and the sweep overlay; pass 2
     (the overlay given): GD sweeps of the chosen designs, their δ₅₀ and Spearman's ρ in the table."""

@@ -199,6 +199,7 @@ def swish_tree(tmp_path_factory):
     return wd, plan
 
 
+@pytest.mark.builds
 def test_a_sweep_of_a_config_loss_runs_end_to_end_with_its_own_kernel(swish_tree):
     """The logcosh sweep's table has its cells; its jobs ran the generated kernel of logcosh (tag
     ``loss-logcosh_<hash>``, with its numba cache); the built gelu and swish sweeps are up to date
@@ -214,6 +215,7 @@ def test_a_sweep_of_a_config_loss_runs_end_to_end_with_its_own_kernel(swish_tree
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
+@pytest.mark.builds
 def test_a_sweep_of_a_config_activation_runs_end_to_end(swish_tree):
     wd, _ = swish_tree
     rows = (wd / TARGET).read_text().splitlines()
@@ -225,6 +227,7 @@ def test_a_sweep_of_a_config_activation_runs_end_to_end(swish_tree):
     assert not any((wd / "results" / ".numba_cache" / "run_cell").rglob("swish_*"))
 
 
+@pytest.mark.builds
 def test_adding_a_config_activation_reruns_no_built_job(swish_tree):
     """Under the config with swish, every output the tiny build made (the gelu sweep's blocks and
     tables, its numba cache) is up to date; swish's kernel, cache, blocks and tables are to run."""
@@ -238,6 +241,7 @@ def test_adding_a_config_activation_reruns_no_built_job(swish_tree):
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
 
+@pytest.mark.builds
 def test_editing_the_expression_reruns_the_jobs_of_that_activation_only(swish_tree, tmp_path):
     wd, _ = swish_tree
     edited = tmp_path / "edited.yaml"

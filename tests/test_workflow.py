@@ -317,6 +317,7 @@ TWO_STAGE_TINY = {
 }
 
 
+@pytest.mark.builds
 def test_the_two_stage_overlay_builds_its_tables_and_the_default_target_has_none_of_it(tmp_path):
     wd = copy_workflow(tmp_path, TINY)
     overlay = tmp_path / "two_stage.yaml"
@@ -334,6 +335,7 @@ def test_the_two_stage_overlay_builds_its_tables_and_the_default_target_has_none
     assert not any("two_stage" in rule for rule in job_counts(snakemake(wd, "-n", "--forceall").stdout))
 
 
+@pytest.mark.builds
 def test_the_convention_overlay_builds_its_table_and_the_default_target_has_none_of_it(tmp_path):
     wd = copy_workflow(tmp_path, TINY)
     overlay = tmp_path / "conventions.yaml"
@@ -558,6 +560,7 @@ def result_files(workdir):
     }
 
 
+@pytest.mark.builds
 def test_a_killed_build_resumes_as_documented(tiny_run, tmp_path):
     """SIGKILL the whole build mid-way (master and jobs, as a lost node would), then the README's
     recovery (`snakemake --unlock`, then the same command): every result byte-identical to an
