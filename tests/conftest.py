@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -214,6 +215,25 @@ def snakemake(workdir, *args, check=True, env=None):
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
     return proc
+
+
+def selected_params(request, name):
+    """The values of parameter ``name`` of the session's selected tests that use the requesting fixture:
+    a fixture that runs every case at once runs only those a ``-k`` or a node id selected."""
+    return [
+        item.callspec.params[name]
+        for item in request.session.items
+        if request.fixturename in getattr(item, "fixturenames", ())
+        and name in getattr(getattr(item, "callspec", None), "params", {})
+    ]
+
+
+def concurrently(function, values, workers=2):
+    """{value: function(value)}, ``workers`` calls at a time: for calls that wait on a subprocess
+    (Snakemake or a Python interpreter, each spending a second or more starting up)."""
+    values = list(dict.fromkeys(values))
+    with ThreadPoolExecutor(workers) as pool:
+        return dict(zip(values, pool.map(function, values), strict=True))
 
 
 def job_counts(output):

@@ -12,7 +12,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import READS, ROOT, TINY, copy_workflow, job_counts, settings_reads, snakemake
+from conftest import (
+    READS,
+    ROOT,
+    TINY,
+    concurrently,
+    copy_workflow,
+    job_counts,
+    selected_params,
+    settings_reads,
+    snakemake,
+)
 
 from featlearn.pipeline import manifest
 from featlearn.pipeline.settings import READS_ENV
@@ -124,12 +134,25 @@ BAD_CONFIGS = {
 }
 
 
+@pytest.fixture(scope="module")
+def bad_config_runs(request, tmp_path_factory):
+    """{case: the dry run of config.yaml with the case's override} of the selected cases, two
+    Snakemake processes at a time."""
+    folder = tmp_path_factory.mktemp("bad_configs")
+    cases = sorted(selected_params(request, "case"))
+
+    def dry_run(case):
+        bad = folder / f"bad{cases.index(case)}.yaml"
+        bad.write_text(yaml.safe_dump(BAD_CONFIGS[case][0]))
+        return snakemake(ROOT, "-n", "--configfile", str(ROOT / "config.yaml"), str(bad), check=False)
+
+    return concurrently(dry_run, cases)
+
+
 @pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
-def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, case):
-    override, key = BAD_CONFIGS[case]
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(override))
-    proc = snakemake(ROOT, "-n", "--configfile", str(ROOT / "config.yaml"), str(bad), check=False)
+def test_bad_config_fails_before_any_job_naming_the_key(bad_config_runs, case):
+    key = BAD_CONFIGS[case][1]
+    proc = bad_config_runs[case]
     assert proc.returncode != 0, proc.stdout[-2000:]
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "config error at" in ln]
     assert len(lines) == 1 and f"'{key}'" in lines[0], proc.stderr[-2000:]
@@ -462,15 +485,21 @@ ON_DEMAND = {"src/featlearn/model/link_expressions.py", "src/featlearn/model/cat
 them, since a job on such a link runs them."""
 
 
+@pytest.fixture(scope="module")
+def script_imports():
+    """{script: runtime_imports(script)} of every rule's script, two interpreters at a time."""
+    return concurrently(runtime_imports, sorted(set(rule_scripts().values())))
+
+
 @pytest.mark.parametrize("script", sorted(set(rule_scripts().values())))
-def test_derived_code_inputs_are_the_modules_the_script_imports(script):
+def test_derived_code_inputs_are_the_modules_the_script_imports(script_imports, script):
     from featlearn.pipeline.deps import module_closure
 
     derived = {
         str(f.relative_to(ROOT))
         for f in module_closure(ROOT / "workflow/scripts" / script, ROOT / "src/featlearn")
     }
-    loaded = runtime_imports(script)
+    loaded = script_imports[script]
     assert loaded <= derived and derived - loaded <= ON_DEMAND
 
 
@@ -502,7 +531,7 @@ def downstream(rows, outputs):
     "module",
     ["theory/dmft.py", "model/loss.py", "analysis/criteria.py", "plotting/theory_figures.py", "gd/trials.py"],
 )
-def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, tmp_path, module):
+def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, script_imports, tmp_path, module):
     """The rules with the module among their inputs are those whose script imports it (at run
     time, checked independently), and the edit schedules exactly them and what reads their outputs."""
     work = tmp_path / "copy"
@@ -510,7 +539,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, tmp_
     with open(work / "src" / "featlearn" / module, "a") as fh:
         fh.write("\n# an edit\n")
     path = f"src/featlearn/{module}"
-    importers = {rule for rule, script in rule_scripts().items() if path in runtime_imports(script)}
+    importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
     # the kernel warm-up of a rule that runs kernels imports what that rule's script imports
     warmed = {
         "run_cell",
@@ -609,12 +638,23 @@ def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):
     assert checked >= 30
 
 
-def scheduled_outputs(*configfiles):
-    """{output: rule} of every job of a fresh build of ``configfiles``, from Snakemake's summary."""
+def summary(configfiles):
+    """Snakemake's summary (a line per output) of a fresh build of ``configfiles``."""
     args = ["--configfile", *map(str, configfiles)] if configfiles else []
-    proc = snakemake(ROOT, "--summary", "--directory", str(ROOT), *args)
+    return snakemake(ROOT, "--summary", "--directory", str(ROOT), *args, check=False)
+
+
+def scheduled_outputs(proc):
+    """{output: rule} of every job, from a summary."""
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
     return {row[0]: row[2] for row in rows}
+
+
+@pytest.fixture(scope="module")
+def summaries(request):
+    """{configfiles: summary} of the selected tests' configs, two Snakemake processes at a time."""
+    return concurrently(summary, selected_params(request, "configfiles"))
 
 
 CONFIGS = [
@@ -629,7 +669,7 @@ CONFIGS = [
 
 
 @pytest.mark.parametrize("configfiles", CONFIGS, ids=lambda c: "+".join(p.name for p in c) or "default")
-def test_the_plan_lists_exactly_the_compute_jobs_snakemake_schedules(configfiles):
+def test_the_plan_lists_exactly_the_compute_jobs_snakemake_schedules(summaries, configfiles):
     """``featlearn.plan`` (the job registry) lists the same compute jobs, by output file, as
     Snakemake's DAG, for the default config, the tiny one and every overlay."""
     from featlearn.pipeline import jobs
@@ -638,5 +678,6 @@ def test_the_plan_lists_exactly_the_compute_jobs_snakemake_schedules(configfiles
     config = load_config(configfiles or [ROOT / "config.yaml"])
     planned = {job.output: job.rule for job in jobs.compute_jobs(config)}
     compute = {kind.rule for kind in jobs.KINDS}
-    scheduled = {out: rule for out, rule in scheduled_outputs(*configfiles).items() if rule in compute}
+    outputs = scheduled_outputs(summaries[configfiles])
+    scheduled = {out: rule for out, rule in outputs.items() if rule in compute}
     assert planned == scheduled
