@@ -54,9 +54,8 @@ ALL_ACTIVATIONS = sorted(ACTIVATIONS)
 # The values the tiny config gave when these tests read it: numerics tests check numbers that must not
 # change when workflow/configs/tiny.yaml does.
 
-GELU_SWEEP = SweepSettings(
+GELU = dict(
     seed=20260201,
-    experiment="gelu",
     activation="gelu",
     lr=1.0,
     link="he2",
@@ -66,9 +65,16 @@ GELU_SWEEP = SweepSettings(
     r0=1.0,
     init="random",
     noise=0.0,
-    loss_normalisation="none",
     theta_star="e1",
     n_test=200,
+)
+"""The model, draws and data conventions every settings object below starts from (the tiny
+config's ``defaults`` with GeLU)."""
+
+GELU_SWEEP = SweepSettings(
+    **GELU,
+    experiment="gelu",
+    loss_normalisation="none",
     dtype="float32",
     freeze_rho=0.9,
     escape_rho=0.5,
@@ -94,19 +100,8 @@ SETTINGS = replace(
 """``GELU_SWEEP`` with a test identity and a short budget (the GD engine, Hessian and referee tests)."""
 
 GELU_PLATEAU = PlateauSettings(
-    seed=20260201,
+    **GELU,
     experiment="hessian",
-    activation="gelu",
-    lr=1.0,
-    link="he2",
-    m=1,
-    a=1.0,
-    b=0.0,
-    r0=1.0,
-    init="random",
-    noise=0.0,
-    theta_star="e1",
-    n_test=200,
     dtype="float64",
     steps=200,
     d=40,
@@ -117,33 +112,13 @@ GELU_PLATEAU = PlateauSettings(
 )
 """Restricted GD of GeLU at d = 40 to its plateau (the tiny config's Hessian cells)."""
 
-GELU_BUMP_MODEL = TheoryModelSettings(
-    seed=20260201,
-    experiment="theory_gelu_bump",
-    activation="gelu",
-    lr=1.0,
-    link="bump",
-    a=1.0,
-    b=0.0,
-    r0=1.0,
-    noise=0.0,
-)
+_MODEL = {k: v for k, v in GELU.items() if k not in ("m", "init", "theta_star", "n_test")}
+GELU_BUMP_MODEL = TheoryModelSettings(**{**_MODEL, "link": "bump"}, experiment="theory_gelu_bump")
 """The theory model of GeLU on the bump link (the tiny config's gelu_bump)."""
 
 GELU_BUMP_ESCAPE = EscapeLinearSettings(
-    seed=20260201,
+    **{**GELU, "link": "bump"},
     experiment="escape_gelu_bump",
-    activation="gelu",
-    lr=1.0,
-    link="bump",
-    m=1,
-    a=1.0,
-    b=0.0,
-    r0=1.0,
-    init="random",
-    noise=0.0,
-    theta_star="e1",
-    n_test=200,
     dtype="float64",
     steps=6,
     d=60,
