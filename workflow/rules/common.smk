@@ -217,7 +217,7 @@ def job_params(rule):
     def param(name):
         return lambda w: kind.params(config, w)[name]
 
-    return {name: param(name) for name in ("settings", *kind.extra_names)}
+    return {name: param(name) for name in ("settings", *kind.extra)}
 
 
 def job_inputs(kind):

@@ -8,8 +8,9 @@ A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
 * ``cells``: the wildcards of every job the config asks for (strings, as Snakemake sees them);
 * ``settings``: the typed settings one job reads (``featlearn.pipeline.settings``; its ``asdict()``
   is the job's ``params.settings``, which Snakemake compares to decide reruns);
-* ``extra``: the other values its code reads (``params.<name>``), each with the config key it
-  comes from;
+* ``extra``: the other values its code reads (``params.<name>``): each a config key (a pattern
+  over the wildcards, read by ``settings.lookup``, which gives its origin) or a function giving the
+  value and its key;
 * ``cost``: its memory (MB) and upper-bound runtime (seconds) (``featlearn.pipeline.resources``);
 * ``section``: the config key its cells come from (named by the memory pre-flight);
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs, says, and reads.
@@ -21,7 +22,7 @@ it too, so the list of jobs and their resources exist once.
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from featlearn.pipeline import resources
@@ -50,17 +51,25 @@ class Kind:
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
     constraints: tuple = ()  # (wildcard, regex)
     threads: str = "config"  # "config": config["threads"]; "one": 1
-    extra: Callable | None = None  # (config, wildcards) -> {param: (value, config key)}
-    extra_names: tuple = ()
+    extra: dict = field(default_factory=dict)  # param -> config key pattern, or (config, w) -> (value, key)
+
+    def extra_values(self, config, w):
+        """{param: (value, the config key it comes from)} of the ``extra`` params of one job."""
+        out = {}
+        for name, source in self.extra.items():
+            out[name] = (
+                source(config, w) if callable(source) else typed.lookup(config, source.format(**vars(w)))
+            )
+        return out
 
     def params(self, config, w):
         """{param: value} of one job: ``settings`` (as a dict) and the ``extra`` values."""
-        extra = self.extra(config, w) if self.extra else {}
+        extra = self.extra_values(config, w)
         return {"settings": self.settings(config, w).asdict(), **{k: v for k, (v, _) in extra.items()}}
 
     def origins(self, config, w):
         """The config keys one job's params come from (a list-valued key stands for its elements)."""
-        extra = self.extra(config, w) if self.extra else {}
+        extra = self.extra_values(config, w)
         s = self.settings(config, w)
         keys = {key for name in s.field_names() for key in _keys(s.origin.get(name))}
         return keys | {key for _, keys in extra.values() for key in _keys(keys)}
@@ -211,69 +220,32 @@ def _design_family_cells(config):
     return [{"family": "family"}] if config.get("design", {}).get("family") else []
 
 
-# --- extra params ----------------------------------------------------------------------------------
+# --- extra params: {param: config key (a pattern over the wildcards), or (config, w) -> (value, key)} ---
+
+_DESIGN_SEARCH = {"bracket": "design.search.bracket", "points": "design.search.points"}
+_NODES = {"nodes": "theory.fixed_point_nodes"}
 
 
-def _theory_extra(config, w):
-    return {"deltas": (config["theory"]["models"][w.model]["delta"], f"theory.models.{w.model}.delta")}
+def _convention_rule(config, w):
+    """The success rule of a convention: its own ``success``, else "final" (no key)."""
+    key = f"conventions.grid.{w.convention}.success"
+    return typed.convention_keys(config, w.convention)["success"], key if _holds(config, key) else None
 
 
-def _dmft_extra(config, w):
-    theory = config["theory"]
-    return {
-        **_theory_extra(config, w),
-        "horizon": (theory["horizon"], "theory.horizon"),
-        "replicas": (theory["replicas"], "theory.replicas"),
-    }
+def _convention_report(config, w):
+    """The normalisation a convention reports its loss in: its own ``report``, else its training
+    loss's (its ``loss_normalisation``, else ``defaults``'), ``settings.DEFAULT_REPORT``."""
+    grid = f"conventions.grid.{w.convention}"
+    keys = (f"{grid}.report", f"{grid}.loss_normalisation", "defaults.loss_normalisation")
+    return typed.convention_keys(config, w.convention)["report"], typed.lookup(config, *keys)[1]
 
 
-def _fixed_point_extra(config, w):
-    nodes = (config["theory"]["fixed_point_nodes"], "theory.fixed_point_nodes")
-    return {**_theory_extra(config, w), "nodes": nodes}
-
-
-def _design_search_extra(config):
-    search = config["design"]["search"]
-    extra = {k: (search[k], f"design.search.{k}") for k in ("bracket", "points")}
-    return {**extra, "nodes": (config["theory"]["fixed_point_nodes"], "theory.fixed_point_nodes")}
-
-
-def _design_extra(config, w):
-    dmft = config["design"]["dmft"]
-    extra = {k: (dmft[k], f"design.dmft.{k}") for k in ("factors", "n_paths", "horizon", "replicas")}
-    return {**_design_search_extra(config), **extra}
-
-
-def _design_family_extra(config, w):
-    family = config["design"]["family"]
-    extra = {k: (family[k], f"design.family.{k}") for k in ("expression", "parameter", "bounds", "xatol")}
-    return {**_design_search_extra(config), **extra}
-
-
-def _signal_extra(config, w):
-    return {"m0": (config["escape"]["signal"]["m0"], "escape.signal.m0")}
-
-
-def _convention_scan_extra(config, w):
-    spec, grid = config["conventions"], config["conventions"]["grid"][w.convention]
-    success = f"conventions.grid.{w.convention}.success" if "success" in grid else None
-    return {
-        "coarse": (spec["coarse"][w.activation], f"conventions.coarse.{w.activation}"),
-        "refine": (spec["refine"], "conventions.refine"),
-        "rule": (typed.convention_keys(config, w.convention)["success"], success),
-    }
-
-
-def _convention_plateau_extra(config, w):
-    p, grid = config["conventions"]["plateau"], config["conventions"]["grid"][w.convention]
-    report = f"conventions.grid.{w.convention}." + ("report" if "report" in grid else "loss_normalisation")
-    if "report" not in grid and "loss_normalisation" not in grid:
-        report = "defaults.loss_normalisation"
-    return {
-        "report": (typed.convention_keys(config, w.convention)["report"], report),
-        "plateau_d": (p["d"], "conventions.plateau.d"),
-        "plateau_delta": (p["delta"], "conventions.plateau.delta"),
-    }
+def _holds(config, key):
+    try:
+        typed.lookup(config, key)
+    except KeyError:
+        return False
+    return True
 
 
 # --- costs ---------------------------------------------------------------------------------------
@@ -498,8 +470,11 @@ KINDS = (
         script="dmft_model",
         what="DMFT of restricted GD and its Hessian outlier",
         constraints=(("n_paths", r"[0-9]+"),),
-        extra=_dmft_extra,
-        extra_names=("deltas", "horizon", "replicas"),
+        extra={
+            "deltas": "theory.models.{model}.delta",
+            "horizon": "theory.horizon",
+            "replicas": "theory.replicas",
+        },
     ),
     Kind(
         "fixed_point_model",
@@ -510,8 +485,7 @@ KINDS = (
         lambda w: f"theory.models.{w.model}",
         script="fixed_point_model",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
-        extra=_fixed_point_extra,
-        extra_names=("deltas", "nodes"),
+        extra={"deltas": "theory.models.{model}.delta", **_NODES},
     ),
     Kind(
         "escape_linear_cell",
@@ -534,8 +508,7 @@ KINDS = (
         script="escape_signal_cell",
         what="DMFT with signal vs planted-overlap GD",
         constraints=(_DELTA,),
-        extra=_signal_extra,
-        extra_names=("m0",),
+        extra={"m0": "escape.signal.m0"},
     ),
     Kind(
         "escape_prediction_cell",
@@ -569,8 +542,11 @@ KINDS = (
         script="convention_scan",
         what="Convention scan, auto-refined in delta",
         constraints=(("activation", r"[a-z0-9]+"), _D),
-        extra=_convention_scan_extra,
-        extra_names=("coarse", "refine", "rule"),
+        extra={
+            "coarse": "conventions.coarse.{activation}",
+            "refine": "conventions.refine",
+            "rule": _convention_rule,
+        },
     ),
     Kind(
         "convention_plateau",
@@ -581,8 +557,11 @@ KINDS = (
         lambda w: f"conventions.grid.{w.convention}",
         script="convention_plateau",
         what="Convention's Fig 2 plateau (quadrature and a long GD run)",
-        extra=_convention_plateau_extra,
-        extra_names=("report", "plateau_d", "plateau_delta"),
+        extra={
+            "report": _convention_report,
+            "plateau_d": "conventions.plateau.d",
+            "plateau_delta": "conventions.plateau.delta",
+        },
     ),
     Kind(
         "design_theory",
@@ -594,8 +573,11 @@ KINDS = (
         script="design_theory",
         what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
         constraints=(("design", r"[A-Za-z0-9_]+"),),
-        extra=_design_extra,
-        extra_names=("bracket", "points", "nodes", "factors", "n_paths", "horizon", "replicas"),
+        extra={
+            **_DESIGN_SEARCH,
+            **_NODES,
+            **{k: f"design.dmft.{k}" for k in ("factors", "n_paths", "horizon", "replicas")},
+        },
     ),
     Kind(
         "design_family",
@@ -610,8 +592,11 @@ KINDS = (
         suffix=".json",
         constraints=(("family", r"[A-Za-z0-9_]+"),),
         threads="one",
-        extra=_design_family_extra,
-        extra_names=("bracket", "points", "nodes", "expression", "parameter", "bounds", "xatol"),
+        extra={
+            **_DESIGN_SEARCH,
+            **_NODES,
+            **{k: f"design.family.{k}" for k in ("expression", "parameter", "bounds", "xatol")},
+        },
     ),
     Kind(
         "spectral_overlap",

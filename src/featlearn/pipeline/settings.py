@@ -80,6 +80,22 @@ rebuilt (``from_dict``) and which of them its code read (one JSON line per objec
 _TRACKED = []
 
 
+def lookup(config, *keys):
+    """(value, key) of the first of the dotted config ``keys`` that ``config`` holds (an integer key,
+    such as a d of ``delta_at``, written as its digits); KeyError naming them all where none is."""
+    for key in keys:
+        node = config
+        for part in key.split("."):
+            if isinstance(node, dict) and part not in node and part.isdigit():
+                part = int(part)
+            if not isinstance(node, dict) or part not in node:
+                break
+            node = node[part]
+        else:
+            return node, key
+    raise KeyError(f"none of {', '.join(keys)} is in the config")
+
+
 def frozen(value):
     """Lists from YAML as tuples (hashable, immutable)."""
     return tuple(frozen(v) for v in value) if isinstance(value, list | tuple) else value
