@@ -1,20 +1,27 @@
 """The hard-coordinate process (theory.escape) against simulation (cells.escape), and its finite-d
 referee."""
 
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
-import yaml
-from conftest import GELU_BUMP_ESCAPE
+from conftest import GELU, GELU_BUMP_ESCAPE
 
 from featlearn.cells import escape as escape_runs
 from featlearn.cells import linearisation
-from featlearn.pipeline import settings
+from featlearn.pipeline.settings import EscapeSignalSettings, RefereeSettings
 from featlearn.theory import dmft, escape
 
-ROOT = Path(__file__).resolve().parents[1]
-REFEREE = settings.referee_settings(yaml.safe_load((ROOT / "config.yaml").read_text()), "gelu_bump")
+_BUMP = {**GELU, "link": "bump", "n_test": 2000, "dtype": "float64"}
+REFEREE = RefereeSettings(
+    **_BUMP, experiment="theory_gelu_bump", steps=50, d=1000, seeds=3, k=2, spectrum_steps=(1, 10, 50)
+)
+"""The referee of gelu_bump (config.yaml's theory.simulation over its horizon), written out."""
+BUMP_SIGNAL = EscapeSignalSettings(
+    **_BUMP, experiment="escape_gelu_bump", steps=30, d=500, trials=32, n_paths=10000
+)
+"""The DMFT-with-signal cell of gelu_bump (config.yaml's escape section), written out."""
+GELU_SIGNAL = replace(BUMP_SIGNAL, experiment="escape_gelu", link="he2")
 
 
 def test_propagator_solves_the_linear_recursion():
@@ -68,12 +75,9 @@ def test_the_process_propagates_the_initial_hard_coordinate(bump_cell):
 def test_dmft_with_signal_follows_a_planted_overlap():
     """Unrestricted GD from θ(0) with θ₁(0) = m₀ (bounded link, δ = 9) against the DMFT with the
     teacher overlap as an order parameter (docs/escape.md, eq. (E8)): m^t within 0.03 of the seed mean."""
-    from dataclasses import replace
-
     m0 = 0.3
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
     planted = replace(
-        settings.escape_settings(config, "gelu_bump", "signal"),
+        BUMP_SIGNAL,
         experiment=REFEREE.experiment,
         d=400,
         steps=20,
@@ -112,12 +116,8 @@ def test_fluctuation_about_the_signal_trajectory_matches_planted_runs():
     """(S) on the bounded link from m₀ = 0.2 (δ = 9, d = 400): Var(√d θ₁^t) over 48 planted
     unrestricted runs against V(t) of ε from the DMFT-with-signal kernels (measured ratios
     0.9–1.1 for t ≤ 20; 48 runs leave ~20 % sampling error), and the mean overlap within 0.03."""
-    from dataclasses import replace
-
     m0, delta = 0.2, 9.0
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    base = settings.escape_settings(config, "gelu_bump", "signal")
-    planted = replace(base, experiment=REFEREE.experiment, d=400, steps=10, trials=48)
+    planted = replace(BUMP_SIGNAL, experiment=REFEREE.experiment, d=400, steps=10, trials=48)
     res = dmft.solve_for(planted, delta, planted.steps, 8000, ("escape-test", 7), m0=m0, twins=True)
     runs = np.array([escape_runs.planted_run(planted, delta, seed, m0)[0] for seed in range(planted.trials)])
     simulated = np.var(np.sqrt(planted.d) * runs[:, 0, 1:], axis=0, ddof=1)
@@ -147,16 +147,12 @@ def test_referee_tables_find_where_the_linearisation_departs():
 def test_a_planted_run_reports_where_it_ends():
     """‖∇R̂‖ and λ_min at the end of a planted run against the gradient and the dense Hessian at
     the same point (the run repeated step by step)."""
-    from dataclasses import replace
-
     from featlearn.gd import engine as gd
     from featlearn.gd import trials
     from featlearn.hessian.plateau import hard_directions
     from featlearn.model import network
 
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    base = settings.escape_settings(config, "gelu", "signal")
-    planted = replace(base, experiment=REFEREE.experiment, d=40, steps=60, trials=1)
+    planted = replace(GELU_SIGNAL, experiment=REFEREE.experiment, d=40, steps=60, trials=1)
     (series, (grad, lam)) = escape_runs.planted_run(planted, 6.0, 0, 0.2)
     data, net = trials.trial_setup(planted, planted.d, 6.0, 0)
     hard = hard_directions(data["theta_star"], planted.link)[:, 0]
