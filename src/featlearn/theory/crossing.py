@@ -17,15 +17,21 @@ import numpy as np
 from scipy import optimize
 
 
-def first_crossing(deltas, margins):
-    """(δ, status): the first zero of the margin along increasing δ, by linear interpolation
-    (module docstring; NaN for ``none``)."""
+def first_negative(deltas, margins):
+    """(δ ascending, the margins in that order, the order (``argsort`` of ``deltas``), the position in
+    it of the first negative margin, or None where no margin is negative)."""
     order = np.argsort(deltas)
     d, m = np.asarray(deltas, float)[order], np.asarray(margins, float)[order]
     negative = np.nonzero(m < 0)[0]
-    if negative.size == 0:
+    return d, m, order, int(negative[0]) if negative.size else None
+
+
+def first_crossing(deltas, margins):
+    """(δ, status): the first zero of the margin along increasing δ, by linear interpolation
+    (module docstring; NaN for ``none``)."""
+    d, m, _, i = first_negative(deltas, margins)
+    if i is None:
         return np.nan, "none"
-    i = negative[0]
     if i == 0:
         return float(d[0]), "below_grid"
     return float(d[i - 1] + (d[i] - d[i - 1]) * m[i - 1] / (m[i - 1] - m[i])), "ok"
@@ -35,12 +41,9 @@ def first_root(margin, deltas, margins, xtol=1e-4):
     """(δ, status): the first zero along increasing δ of ``margin`` (a function of δ), bracketed by
     the first sign change of the scan (``deltas``, ``margins``: any order) and refined by Brent's
     method to ``xtol``.  NaN unless "ok" (module docstring)."""
-    order = np.argsort(deltas)
-    d, m = np.asarray(deltas, float)[order], np.asarray(margins, float)[order]
-    negative = np.nonzero(m < 0)[0]
-    if negative.size == 0:
+    d, m, _, i = first_negative(deltas, margins)
+    if i is None:
         return np.nan, "none" if np.isfinite(m).all() else "unsolved"
-    i = negative[0]
     if i == 0:
         return np.nan, "below_bracket"
     if not np.isfinite(m[i - 1]):

@@ -26,7 +26,7 @@ import numpy as np
 from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss import loss_of
 from featlearn.theory import dmft
-from featlearn.theory.crossing import first_root
+from featlearn.theory.crossing import first_negative, first_root
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
 
@@ -151,8 +151,8 @@ def long_time_threshold(margin, deltas, values, starts, xtol=1e-4):
     ``starts`` the scan left after each solve): {"delta_nn_inf", "at_value", "status"}, its first
     sign change refined by Brent's method (``crossing.first_root``), each solve of the refinement
     started from the scan's solution at the first negative margin; the AT value (O13) at the root."""
-    negative = [j for j in np.argsort(deltas) if values[j] < 0]
-    anchor = starts[negative[0]] if negative else None
+    _, _, order, i = first_negative(deltas, values)
+    anchor = None if i is None else starts[order[i]]
     root, status = first_root(margin.anchored(anchor), deltas, values, xtol)
     at_value = np.nan
     if status == "ok":
