@@ -368,9 +368,8 @@ THEORY_TABLES = (
 
 
 def index_tables():
-    """Every CSV table this config's build writes (the manuscript's results index lists them)."""
-    names = [name for _, names in manifest.tables(config) for name in names]
-    return [f"{RESULTS}/tables/{name}" for name in names if name.endswith(".csv")]
+    """Every CSV table this config's build writes (the files of :func:`index_groups`)."""
+    return [f"{RESULTS}/tables/{name}" for group in index_groups() for name in group["files"]]
 
 
 def index_groups():
