@@ -42,7 +42,7 @@ def test_closure_follows_relative_absolute_and_nested_imports(tmp_path):
 
 
 def test_settings_round_trip_and_are_frozen():
-    s = settings.sweep_settings(CONFIG, "gelu")
+    s = settings.SWEEP.build(CONFIG, sweep="gelu")
     again = settings.SweepSettings.from_dict(s.asdict())
     assert again == s and list(again.asdict()) == list(s.asdict())
     with pytest.raises(FrozenInstanceError):
@@ -52,10 +52,10 @@ def test_settings_round_trip_and_are_frozen():
 
 
 def test_settings_merge_defaults_activation_tables_and_overrides():
-    s = settings.sweep_settings(CONFIG, "gelu_m2")
+    s = settings.SWEEP.build(CONFIG, sweep="gelu_m2")
     assert (s.lr, s.m, s.steps, s.dtype) == (2.0, 2, CONFIG["steps"]["gelu"], CONFIG["defaults"]["dtype"])
     assert s.origin["lr"] == "sweeps.gelu_m2.lr" and s.origin["steps"] == "steps.gelu"
-    plateau = settings.plateau_settings(CONFIG, "quad")
+    plateau = settings.PLATEAU.build(CONFIG, activation="quad")
     assert plateau.dtype == "float64" and plateau.lr == CONFIG["learning_rate"]["quad"]
 
 
@@ -63,24 +63,24 @@ def test_the_step_budget_grows_with_d_above_budget_scale_d():
     """steps·d/budget_scale_d above the reference d, the sweep's own budget at and below it (every
     quick-run cell), with the key in the origin only where it acts."""
     reference, steps = CONFIG["budget_scale_d"], CONFIG["steps"]["quad"]
-    at = settings.sweep_settings(CONFIG, "quad", 0, reference)
-    above = settings.sweep_settings(CONFIG, "quad", 0, 4 * reference)
-    odd = settings.sweep_settings(CONFIG, "quad", 0, reference + 1)
+    at = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(reference))
+    above = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(4 * reference))
+    odd = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(reference + 1))
     assert at.steps == steps and at.origin["steps"] == "steps.quad"
     assert above.steps == 4 * steps and above.origin["steps"] == ("steps.quad", "budget_scale_d")
     assert odd.steps == -(-steps * (reference + 1) // reference)  # rounded up
     fixed = {**CONFIG, "budget_scale_d": None}
-    assert settings.sweep_settings(fixed, "quad", 0, 4 * reference).steps == steps
+    assert settings.SWEEP.build(fixed, sweep="quad", block="0", d=str(4 * reference)).steps == steps
 
 
 def test_unsupported_options_name_their_config_key():
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["defaults"]["loss_normalisation"] = "variance"
-    assert settings.sweep_settings(config, "gelu").unsupported() == []  # GD sweeps implement it
-    [(key, message)] = settings.plateau_settings(config, "gelu").unsupported()
+    assert settings.SWEEP.build(config, sweep="gelu").unsupported() == []  # GD sweeps implement it
+    [(key, message)] = settings.PLATEAU.build(config, activation="gelu").unsupported()
     assert key == "defaults.loss_normalisation" and "the Plateau jobs" in message
     config["theory"]["models"]["quad"]["a"] = [1.0]
-    keys = [k for k, _ in settings.theory_model_settings(config, "quad").unsupported()]
+    keys = [k for k, _ in settings.THEORY_MODEL.build(config, model="quad").unsupported()]
     assert "theory.models.quad.a" in keys
 
 
@@ -92,14 +92,14 @@ def test_a_trained_second_layer_is_a_sweep_option_refused_elsewhere():
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     del config["defaults"]["train"]
-    assert settings.sweep_settings(config, "gelu").train == ("theta",)
+    assert settings.SWEEP.build(config, sweep="gelu").train == ("theta",)
     config["sweeps"]["gelu"]["train"] = ["theta", "a", "b"]
-    sweep = settings.sweep_settings(config, "gelu")
+    sweep = settings.SWEEP.build(config, sweep="gelu")
     assert sweep.train == ("theta", "a", "b") and sweep.unsupported() == []
     config["defaults"]["train"] = ["theta", "b"]
-    [(key, message)] = settings.theory_model_settings(config, "gelu").unsupported()
+    [(key, message)] = settings.THEORY_MODEL.build(config, model="gelu").unsupported()
     assert key == "defaults.train" and "the TheoryModel jobs" in message
-    assert settings.plateau_settings(config, "gelu").unsupported()[0][0] == "defaults.train"
+    assert settings.PLATEAU.build(config, activation="gelu").unsupported()[0][0] == "defaults.train"
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     bad = {**CONFIG, "defaults": {**CONFIG["defaults"], "train": ["a", "b"]}}
     assert schema_error(bad, schema).key == "defaults.train"
@@ -110,10 +110,10 @@ def test_huber_loss_is_a_sweep_and_designer_option_refused_elsewhere():
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["sweeps"]["gelu"]["huber"] = 1.0
-    assert settings.sweep_settings(config, "gelu").huber == 1.0
-    assert settings.sweep_settings(config, "gelu").unsupported() == []
+    assert settings.SWEEP.build(config, sweep="gelu").huber == 1.0
+    assert settings.SWEEP.build(config, sweep="gelu").unsupported() == []
     config["defaults"]["huber"] = 0.5
-    [(key, message)] = settings.fixed_point_settings(config, "gelu").unsupported()
+    [(key, message)] = settings.FIXED_POINT_MODEL.build(config, model="gelu").unsupported()
     assert key == "defaults.huber" and "designs" in message
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     assert (
@@ -127,11 +127,13 @@ def test_a_sweep_on_another_loss_than_the_square_loss_reads_no_kantorovich_safet
     floor rule (M14) alone stops them), kept for the square loss, named or by default."""
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["losses"] = {"logcosh": "log(cosh(e))"}
-    kept = settings.sweep_settings(config, "gelu").certify_safety
+    kept = settings.SWEEP.build(config, sweep="gelu").certify_safety
     assert kept is not None
     for edit, safety in (({"huber": 1.0}, None), ({"loss": "logcosh"}, None), ({"loss": "square"}, kept)):
         sweep = {**config["sweeps"]["gelu"], **edit}
-        assert settings.sweep_settings({**config, "sweeps": {"gelu": sweep}}, "gelu").certify_safety == safety
+        assert (
+            settings.SWEEP.build({**config, "sweeps": {"gelu": sweep}}, sweep="gelu").certify_safety == safety
+        )
 
 
 def test_readme_figure_table_is_the_manifest():

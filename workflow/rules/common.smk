@@ -134,7 +134,7 @@ def prediction_inputs(sweep):
 
 
 def phase_title(stem):
-    s = typed.sweep_settings(config, sweep_of_figure(stem))
+    s = typed.SWEEP.build(config, sweep=sweep_of_figure(stem))
     return f"{s.activation}, y = {s.link}"
 
 
@@ -183,7 +183,7 @@ def theory_model_params():
     """Every theory model's settings (as dicts, sorted by name) and main N."""
     models = sorted(config["theory"]["models"])
     return (
-        {m: typed.theory_model_settings(config, m).asdict() for m in models},
+        {m: typed.THEORY_MODEL.build(config, model=m).asdict() for m in models},
         {m: registry.main_n_paths(config, m) for m in models},
     )
 
@@ -243,7 +243,7 @@ def job_rule_params(kind):
 
 def job_cost(rule, w):
     kind = registry.KIND[rule]
-    return kind.cost(config, w, kind.settings(config, w))
+    return kind.cost(config, w, kind.build(config, w))
 
 
 def job_mem_mb(rule):
@@ -327,7 +327,7 @@ def finite_size_pricing():
     the sweep's dtype, step budget and width, and ``budget_scale_d``."""
     out = {}
     for model, spec in config["finite_size"]["models"].items():
-        s = typed.sweep_settings(config, spec["sweep"])
+        s = typed.SWEEP.build(config, sweep=spec["sweep"])
         out[model] = {"dtype": s.dtype, "steps": s.steps, "m": s.m, "budget_scale_d": config["budget_scale_d"]}
     return canonical(out)
 

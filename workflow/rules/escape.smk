@@ -69,7 +69,7 @@ rule escape_prediction_table:
     params:
         report_caption=report_caption,
         models=canonical(config["escape"]["prediction"]["models"]),
-        settings=lambda w: {m: typed.prediction_settings(config, m).asdict() for m in config["escape"]["prediction"]["models"]},
+        settings=lambda w: {m: typed.PREDICTION.build(config, model=m).asdict() for m in config["escape"]["prediction"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
         level="rho_c",
     conda:
@@ -97,7 +97,7 @@ rule escape_two_stage_table:
     params:
         report_caption=report_caption,
         models=lambda w: canonical(config["escape"]["two_stage"]["models"]),
-        settings=lambda w: {m: typed.two_stage_settings(config, m).asdict() for m in config["escape"]["two_stage"]["models"]},
+        settings=lambda w: {m: typed.TWO_STAGE.build(config, model=m).asdict() for m in config["escape"]["two_stage"]["models"]},
         tolerance=config["escape"]["prediction"]["tolerance"],
         level="t0",
     conda:

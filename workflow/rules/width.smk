@@ -22,7 +22,7 @@ rule width_figure:
     params:
         report_caption=report_caption,
         groups=config["width"]["groups"],
-        widths={name: typed.sweep_settings(config, name).m for g in config["width"]["groups"].values() for name in g},
+        widths={name: typed.SWEEP.build(config, sweep=name).m for g in config["width"]["groups"].values() for name in g},
     conda:
         ENV
     script:

@@ -184,7 +184,7 @@ def link_requirements(config):
     design = [("design.link", config["design"]["link"])] if config.get("design") else []
     spectral = [("spectral.link", config["spectral"]["link"]), *design]
     for name in config["sweeps"]:
-        merged = settings.sweep_conventions(config, name)
+        merged = settings.conventions(config, f"sweeps.{name}")
         if merged["init"] == "spectral":
             spectral.append((f"sweeps.{name}.link", merged["link"]))
     for key, name in single + spectral:
@@ -195,7 +195,7 @@ def link_requirements(config):
             raise ConfigError(key, f"{name!r} has no hard direction (its first Hermite coefficient is not 0)")
     if design and not get_link(config["design"]["link"]).even:
         for name in config["design"]["designs"]:
-            merged = settings.design_settings(config, name)
+            merged = settings.DESIGN.build(config, design=name)
             if trains_second_layer(merged.train):
                 raise ConfigError(
                     merged.config_key("train", f"design.designs.{name}.train"),
@@ -246,7 +246,7 @@ def hessian_references(config):
     """The Hessian cells' link has a hard direction, and each histogram δ is one of its cells."""
     spec = config["hessian"]
     for act in spec["delta"]:
-        link = settings.plateau_settings(config, act).link
+        link = settings.PLATEAU.build(config, activation=act).link
         if not get_link(link).hard:
             raise ConfigError("hessian", f"the link {link!r} has no hard direction to project out")
     for act, pair in spec["histogram"].items():
@@ -328,8 +328,8 @@ def prediction_references(config):
             raise ConfigError(key, f"{model!r} is not a theory model")
         if spec["sweep"] not in config["sweeps"]:
             raise ConfigError(f"{key}.sweep", f"{spec['sweep']!r} is not a sweep")
-        theory = settings.theory_conventions(config, model)
-        sweep = settings.sweep_conventions(config, spec["sweep"])
+        theory = settings.conventions(config, f"theory.models.{model}")
+        sweep = settings.conventions(config, f"sweeps.{spec['sweep']}")
         for name in PREDICTED_CONVENTIONS:
             if settings.frozen(theory[name]) != settings.frozen(sweep[name]):
                 raise ConfigError(

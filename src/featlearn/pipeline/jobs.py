@@ -6,11 +6,12 @@ A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
   ``results/<path><suffix>``, the log ``results/logs/<path>.log`` and the benchmark
   ``results/benchmarks/<path>.tsv``;
 * ``cells``: the wildcards of every job the config asks for (strings, as Snakemake sees them);
-* ``settings``: the typed settings one job reads (``featlearn.pipeline.settings``; its ``asdict()``
-  is the job's ``params.settings``, which Snakemake compares to decide reruns);
-* ``extra``: the other values its code reads (``params.<name>``): each a config key (a pattern
-  over the wildcards, read by ``settings.lookup``, which gives its origin) or a function giving the
-  value and its key;
+* ``settings``: the :class:`~featlearn.pipeline.settings.Table` that fills the typed settings one
+  job reads from the config (its ``asdict()`` is the job's ``params.settings``, which Snakemake
+  compares to decide reruns);
+* ``extra``: the other values its code reads (``params.<name>``), each from a source of the same
+  kind as a settings field (``settings.resolve``: a config key pattern over the wildcards, or a
+  function giving the value and its key), so that every param has its origin;
 * ``cost``: its memory (MB) and upper-bound runtime (seconds) (``featlearn.pipeline.resources``);
 * ``section``: the config key its cells come from (named by the memory pre-flight);
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs, says, and reads.
@@ -41,7 +42,7 @@ class Kind:
     rule: str
     path: str
     cells: Callable  # config -> [dict of wildcard strings]
-    settings: Callable  # (config, wildcards) -> JobSettings
+    settings: typed.Table  # fills the job's settings from the config
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
     section: Callable  # wildcards -> config key the cell comes from
     suffix: str = ".npz"
@@ -51,28 +52,26 @@ class Kind:
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
     constraints: tuple = ()  # (wildcard, regex)
     threads: str = "config"  # "config": config["threads"]; "one": 1
-    extra: dict = field(default_factory=dict)  # param -> config key pattern, or (config, w) -> (value, key)
+    extra: dict = field(default_factory=dict)  # param -> a source of ``settings.resolve``
+
+    def build(self, config, w):
+        """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace)."""
+        return self.settings.build(config, **_as_dict(w))
 
     def extra_values(self, config, w):
-        """{param: (value, the config key it comes from)} of the ``extra`` params of one job."""
-        out = {}
-        for name, source in self.extra.items():
-            out[name] = (
-                source(config, w) if callable(source) else typed.lookup(config, source.format(**vars(w)))
-            )
-        return out
+        """{param: (value, the config key it comes from)} of the ``extra`` params of the job at ``w``."""
+        return {name: typed.resolve(config, name, source, _as_dict(w)) for name, source in self.extra.items()}
 
     def params(self, config, w):
         """{param: value} of one job: ``settings`` (as a dict) and the ``extra`` values."""
         extra = self.extra_values(config, w)
-        return {"settings": self.settings(config, w).asdict(), **{k: v for k, (v, _) in extra.items()}}
+        return {"settings": self.build(config, w).asdict(), **{k: v for k, (v, _) in extra.items()}}
 
     def origins(self, config, w):
         """The config keys one job's params come from (a list-valued key stands for its elements)."""
-        extra = self.extra_values(config, w)
-        s = self.settings(config, w)
+        s = self.build(config, w)
         keys = {key for name in s.field_names() for key in _keys(s.origin.get(name))}
-        return keys | {key for _, keys in extra.values() for key in _keys(keys)}
+        return keys | {key for _, keys in self.extra_values(config, w).values() for key in _keys(keys)}
 
     def output(self, **wildcards):
         return f"{RESULTS}/{self.path.format(**wildcards)}{self.suffix}"
@@ -103,6 +102,10 @@ class Kind:
 def _keys(origin):
     """An origin as a tuple of config keys (a value may come from several, or from none)."""
     return () if origin is None else (origin,) if isinstance(origin, str) else tuple(origin)
+
+
+def _as_dict(w):
+    return w if isinstance(w, dict) else dict(w.items()) if hasattr(w, "items") else vars(w)
 
 
 def _w(**values):
@@ -220,32 +223,26 @@ def _design_family_cells(config):
     return [{"family": "family"}] if config.get("design", {}).get("family") else []
 
 
-# --- extra params: {param: config key (a pattern over the wildcards), or (config, w) -> (value, key)} ---
+# --- extra params: {param: a source of ``settings.resolve``} ----------------------------------------
 
 _DESIGN_SEARCH = {"bracket": "design.search.bracket", "points": "design.search.points"}
 _NODES = {"nodes": "theory.fixed_point_nodes"}
 
 
-def _convention_rule(config, w):
-    """The success rule of a convention: its own ``success``, else "final" (no key)."""
-    key = f"conventions.grid.{w.convention}.success"
-    return typed.convention_keys(config, w.convention)["success"], key if _holds(config, key) else None
+def _convention_rule(config, x):
+    """The success rule of a convention: its own ``success``, else "final" (from no key)."""
+    try:
+        return typed.lookup(config, f"conventions.grid.{x['convention']}.success")
+    except KeyError:
+        return "final", None
 
 
-def _convention_report(config, w):
+def _convention_report(config, x):
     """The normalisation a convention reports its loss in: its own ``report``, else its training
     loss's (its ``loss_normalisation``, else ``defaults``'), ``settings.DEFAULT_REPORT``."""
-    grid = f"conventions.grid.{w.convention}"
+    grid = f"conventions.grid.{x['convention']}"
     keys = (f"{grid}.report", f"{grid}.loss_normalisation", "defaults.loss_normalisation")
-    return typed.convention_keys(config, w.convention)["report"], typed.lookup(config, *keys)[1]
-
-
-def _holds(config, key):
-    try:
-        typed.lookup(config, key)
-    except KeyError:
-        return False
-    return True
+    return typed.convention_keys(config, x["convention"])["report"], typed.lookup(config, *keys)[1]
 
 
 # --- costs ---------------------------------------------------------------------------------------
@@ -263,7 +260,7 @@ def _sweep_cost(config, w, s):
 
 
 def _long_run_cost(config, w, s):
-    data = typed.dataset_settings(config, w.name)  # the run's geometry is its dataset's
+    data = typed.DATASET.build(config, name=w.name)  # the run's geometry is its dataset's
     mb = resources.gd_cell_mem_mb(data.d, data.delta, data.n_test, data.dtype)
     return mb, resources.gd_cell_seconds(data.d, data.delta, data.dtype, s.steps, 1, data.m)
 
@@ -385,7 +382,7 @@ KINDS = (
         "sweep_block",
         "sweeps/{sweep}/d{d}_delta{delta}/block{block}",
         _sweep_blocks,
-        lambda c, w: typed.sweep_settings(c, w.sweep, int(w.block), int(w.d)),
+        typed.SWEEP,
         _sweep_cost,
         lambda w: f"sweeps.{w.sweep}",
         script="run_cell",
@@ -396,7 +393,7 @@ KINDS = (
         "grokking_dataset",
         "data/{name}",
         lambda c: [{"name": n} for n in c["grokking"]],
-        lambda c, w: typed.dataset_settings(c, w.name),
+        typed.DATASET,
         _dataset_cost,
         lambda w: f"grokking.{w.name}",
         script="make_dataset",
@@ -409,7 +406,7 @@ KINDS = (
         "grokking_run",
         "grokking/{name}",
         lambda c: [{"name": n} for n in c["grokking"]],
-        lambda c, w: typed.long_run_settings(c, w.name),
+        typed.LONG_RUN,
         _long_run_cost,
         lambda w: f"grokking.{w.name}",
         script="run_grokking",
@@ -420,7 +417,7 @@ KINDS = (
         "hessian_cell",
         "hessian/{activation}/delta{delta}",
         _hessian_cells,
-        lambda c, w: typed.plateau_settings(c, w.activation),
+        typed.PLATEAU,
         _plateau_cost,
         lambda w: f"hessian.delta.{w.activation}",
         script="hessian_cell",
@@ -431,7 +428,7 @@ KINDS = (
         "spectral_threshold_cell",
         "spectral_threshold/{activation}/d{d}_delta{delta}",
         _spectral_threshold_cells,
-        lambda c, w: typed.spectral_threshold_settings(c, w.activation, int(w.d)),
+        typed.SPECTRAL_THRESHOLD,
         _plateau_cost,
         lambda w: f"spectral_threshold.delta.{w.activation}",
         script="hessian_cell",
@@ -442,7 +439,7 @@ KINDS = (
         "landscape_cell",
         "landscape/{activation}/delta{delta}",
         _landscape_cells,
-        lambda c, w: typed.landscape_settings(c, w.activation),
+        typed.PLATEAU,
         _landscape_cost,
         lambda w: "landscape.delta",
         script="landscape_cell",
@@ -453,7 +450,7 @@ KINDS = (
         "theory_sim_cell",
         "theory/sim/{model}/delta{delta}",
         _referee_cells,
-        lambda c, w: typed.referee_settings(c, w.model),
+        typed.REFEREE,
         _referee_cost,
         lambda w: f"theory.simulation.delta.{w.model}",
         script="theory_sim_cell",
@@ -464,7 +461,7 @@ KINDS = (
         "dmft_model",
         "theory/dmft/{model}_N{n_paths}",
         _dmft_cells,
-        lambda c, w: typed.theory_model_settings(c, w.model),
+        typed.THEORY_MODEL,
         _dmft_cost,
         lambda w: f"theory.models.{w.model}",
         script="dmft_model",
@@ -480,7 +477,7 @@ KINDS = (
         "fixed_point_model",
         "theory/fixed_point/{model}",
         _model_cells,
-        lambda c, w: typed.fixed_point_settings(c, w.model),
+        typed.FIXED_POINT_MODEL,
         _fixed_point_cost,
         lambda w: f"theory.models.{w.model}",
         script="fixed_point_model",
@@ -491,7 +488,7 @@ KINDS = (
         "escape_linear_cell",
         "escape/linear/{model}/delta{delta}",
         lambda c: _case_cells(c["escape"]["cases"]),
-        lambda c, w: typed.escape_settings(c, w.model, "linear"),
+        typed.ESCAPE_LINEAR,
         _escape_cost("linear"),
         lambda w: f"escape.cases.{w.model}",
         script="escape_linear_cell",
@@ -502,7 +499,7 @@ KINDS = (
         "escape_signal_cell",
         "escape/signal/{model}/delta{delta}",
         lambda c: _case_cells(c["escape"]["signal"]["cases"]),
-        lambda c, w: typed.escape_settings(c, w.model, "signal"),
+        typed.ESCAPE_SIGNAL,
         _escape_cost("signal"),
         lambda w: f"escape.signal.cases.{w.model}",
         script="escape_signal_cell",
@@ -514,7 +511,7 @@ KINDS = (
         "escape_prediction_cell",
         "escape/prediction/{model}/delta{delta}",
         _predicted_cells("prediction"),
-        lambda c, w: typed.prediction_settings(c, w.model),
+        typed.PREDICTION,
         _prediction_cost,
         lambda w: f"escape.prediction.models.{w.model}",
         script="escape_prediction_cell",
@@ -525,7 +522,7 @@ KINDS = (
         "escape_two_stage_cell",
         "escape/two_stage/{model}/delta{delta}",
         _predicted_cells("two_stage"),
-        lambda c, w: typed.two_stage_settings(c, w.model),
+        typed.TWO_STAGE,
         _two_stage_cost,
         lambda w: f"escape.two_stage.models.{w.model}",
         script="escape_two_stage_cell",
@@ -536,7 +533,7 @@ KINDS = (
         "convention_scan",
         "conventions/scan/{convention}/{activation}_d{d}",
         _convention_scan_cells,
-        lambda c, w: typed.convention_settings(c, w.convention, w.activation),
+        typed.CONVENTION_SCAN,
         _convention_scan_cost,
         lambda w: f"conventions.grid.{w.convention}",
         script="convention_scan",
@@ -552,7 +549,7 @@ KINDS = (
         "convention_plateau",
         "conventions/plateau/{convention}",
         _convention_plateau_cells,
-        lambda c, w: typed.convention_plateau_settings(c, w.convention),
+        typed.CONVENTION_PLATEAU,
         _convention_plateau_cost,
         lambda w: f"conventions.grid.{w.convention}",
         script="convention_plateau",
@@ -567,7 +564,7 @@ KINDS = (
         "design_theory",
         "design/theory/{design}",
         _design_cells,
-        lambda c, w: typed.design_settings(c, w.design),
+        typed.DESIGN,
         _design_cost,
         lambda w: f"design.designs.{w.design}",
         script="design_theory",
@@ -583,7 +580,7 @@ KINDS = (
         "design_family",
         "design/{family}",
         _design_family_cells,
-        lambda c, w: typed.design_family_settings(c),
+        typed.DESIGN_FAMILY,
         _design_family_cost,
         lambda w: "design.family",
         script="design_family",
@@ -602,7 +599,7 @@ KINDS = (
         "spectral_overlap",
         "spectral/overlap_d{d}",
         lambda c: [{"d": str(d)} for d in c["spectral"]["d"]],
-        lambda c, w: typed.spectral_settings(c),
+        typed.SPECTRAL,
         _spectral_cost,
         lambda w: "spectral.d",
         script="spectral_overlap",
@@ -662,9 +659,8 @@ class Job:
 def job(config, kind, wildcards):
     """The :class:`Job` of ``kind`` (a rule name or Kind) at ``wildcards`` (a dict of strings)."""
     kind = KIND[kind] if isinstance(kind, str) else kind
-    w = _w(**wildcards)
-    s = kind.settings(config, w)
-    mem_mb, seconds = kind.cost(config, w, s)
+    s = kind.build(config, wildcards)
+    mem_mb, seconds = kind.cost(config, _w(**wildcards), s)
     return Job(kind, dict(wildcards), s, kind.job_threads(config), int(mem_mb), float(seconds))
 
 
@@ -675,7 +671,7 @@ def compute_jobs(config):
 
 CELL_COORDINATES = ("delta", "n_paths")
 """Wildcards that place a job inside its family: no settings builder reads them (d is read: a sweep's
-step budget grows with d, ``settings.sweep_budget``)."""
+step budget grows with d, ``settings.SWEEP``)."""
 
 
 def params_by_output(config):
@@ -686,8 +682,7 @@ def params_by_output(config):
         for cell in kind.cells(config):
             family = (kind.rule, *sorted((k, v) for k, v in cell.items() if k not in CELL_COORDINATES))
             if family not in families:
-                w = _w(**cell)
-                families[family] = (kind.params(config, w), kind.origins(config, w))
+                families[family] = (kind.params(config, cell), kind.origins(config, cell))
             out[kind.output(**cell)] = families[family]
     return out
 

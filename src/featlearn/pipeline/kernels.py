@@ -79,5 +79,5 @@ def job_kernel_tag(config, rule, wildcards):
     activation and loss."""
     if not (config_activations(config) or config_losses(config)):
         return None
-    settings = jobs.KIND[rule].settings(config, wildcards)
+    settings = jobs.KIND[rule].build(config, wildcards)
     return kernel_tag(config, settings.activation, loss_name(settings))

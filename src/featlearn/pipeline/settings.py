@@ -1,18 +1,20 @@
-"""Typed settings, one frozen dataclass per kind of job, holding exactly what that job reads.
+"""Typed settings, one frozen dataclass per kind of job, holding exactly what that job reads, and the
+tables that fill them from the config.
 
 The numerics take these objects whole (attribute access; nothing is looked up in an untyped
 dict), the rules pass them as ``asdict()`` (a dict in field order, which Snakemake compares to
 decide reruns) and each job writes the same dict into its provenance record.  Because Snakemake
-reruns a job when its ``params`` change, a settings class must carry only the fields its job's
-code reads: a field that is not read would rerun the job for an edit that cannot change its
-result.  Each class is therefore *composed* from named parts (:data:`MODEL`, :data:`DATA`,
-:data:`RECORDING`, ...) minus what its job never reads, not inherited; the workflow test checks
-with a tracked run that every field is read (``FEATLEARN_SETTINGS_READS`` below).
+reruns a job when its ``params`` change, a settings class carries only the fields its job's code
+reads: a field that is not read would rerun the job for an edit that cannot change its result (the
+workflow test checks with a tracked run that every field is read, ``FEATLEARN_SETTINGS_READS``).
 
-Merging: ``defaults`` < per-activation ``learning_rate`` / ``steps`` < the section's own keys.
-Every field remembers the config key it came from (``origin``), and every kind of job declares the
-values it implements (``SUPPORTED``), checked on the merged config values, so that an option a kind
-of job does not support fails in the config check naming its key instead of being ignored.
+A :class:`Table` fills one class from the config: each field is looked up in config keys in
+precedence order by one function (:func:`lookup`), which also gives the key the value came from (its
+``origin``).  A field the table does not name is a *convention* of the table's section: the
+section's own key, then the activation's ``learning_rate`` / ``steps`` entry (for ``lr`` and
+``steps``), then ``defaults`` (:func:`convention`).  Every kind of job declares the values it
+implements (``SUPPORTED``), checked on the merged config values, so that an option a kind of job
+does not support fails in the config check naming its key instead of being ignored.
 """
 
 import atexit
@@ -26,52 +28,17 @@ from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss_choice import chosen_loss
 from featlearn.pipeline import resources
 
-CONVENTIONS = (
-    "link",
-    "m",
-    "a",
-    "b",
-    "r0",
-    "init",
-    "theta_star",
-    "noise",
-    "n_test",
-    "dtype",
-    "loss_normalisation",
-    "freeze_rho",
-    "escape_rho",
-    "success_rho",
-    "record_points",
-    "train",
-    "huber",
-    "loss",
+CONVENTIONS = tuple(
+    "link m a b r0 init theta_star noise n_test dtype loss_normalisation freeze_rho escape_rho"
+    " success_rho record_points train huber loss".split()
 )
 """The model/data/training conventions of ``defaults`` (docs/model.md)."""
 
 OPTIONAL_CONVENTIONS = {"train": ("theta",), "huber": None, "loss": None}
 """Conventions ``defaults`` may leave out, with their value then."""
 
-MODEL = (
-    "seed",
-    "experiment",
-    "activation",
-    "lr",
-    "link",
-    "m",
-    "a",
-    "b",
-    "r0",
-    "init",
-    "noise",
-    "loss_normalisation",
-)
-"""What defines the model and its training: the identity (seed, experiment) of its random draws,
-σ, η, the link, the network's width, a and b (at the start, where trained), the init and the loss
-normalisation."""
-DATA = ("theta_star", "n_test", "dtype")
-"""The data of a GD run: the teacher frame, the test-set size and the dtype of X."""
-RECORDING = ("freeze_rho", "escape_rho", "success_rho", "record_points")
-"""What a GD trial records: its freeze, escape and success levels and its recording grid size."""
+ACTIVATION_TABLES = {"lr": "learning_rate", "steps": "steps"}
+"""Fields with a per-activation table between a section's key and ``defaults``."""
 
 READS_ENV = "FEATLEARN_SETTINGS_READS"
 """If set, a file to which every job process appends, at exit, the fields of each settings object it
@@ -94,6 +61,45 @@ def lookup(config, *keys):
         else:
             return node, key
     raise KeyError(f"none of {', '.join(keys)} is in the config")
+
+
+def convention(config, name, context):
+    """(value, key) of convention ``name`` of the section ``context["section"]``: the section's key,
+    then ``learning_rate`` / ``steps`` of ``context["activation"]`` (for lr and steps), then
+    ``defaults``; an optional convention nobody sets has its value in ``OPTIONAL_CONVENTIONS``."""
+    keys = [f"{context['section']}.{name}"] if context.get("section") else []
+    if name in ACTIVATION_TABLES:
+        keys.append(f"{ACTIVATION_TABLES[name]}.{context['activation']}")
+    if name in CONVENTIONS:
+        keys.append(f"defaults.{name}")
+    try:
+        return lookup(config, *keys)
+    except KeyError:
+        if name not in OPTIONAL_CONVENTIONS:
+            raise
+        return OPTIONAL_CONVENTIONS[name], f"defaults.{name}"
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A value the code fixes (a string is a pattern over the context); it comes from no config key."""
+
+    value: object
+
+
+def resolve(config, name, source, context):
+    """(value, origin) of field ``name`` from ``source``: a config key pattern over ``context`` or a
+    tuple of them in precedence order (:func:`lookup`), a :class:`Fixed` value, a function
+    ``(config, context) -> (value, origin)``, or None (a :func:`convention`)."""
+    if source is None:
+        return convention(config, name, context)
+    if isinstance(source, Fixed):
+        value = source.value
+        return (value.format(**context) if isinstance(value, str) else value), None
+    if callable(source):
+        return source(config, context)
+    keys = (source,) if isinstance(source, str) else source
+    return lookup(config, *(key.format(**context) for key in keys))
 
 
 def frozen(value):
@@ -177,9 +183,8 @@ class JobSettings:
         return out
 
 
-def compose(name, doc, *parts, without=(), supported=None):
-    """A settings class whose fields are the ``parts`` (tuples of names) in order, less ``without``:
-    composition by naming what a job reads, instead of inheriting what a parent class holds."""
+def settings_class(name, doc, *parts, without=(), supported=None):
+    """A settings class whose fields are the names of ``parts`` in order, less ``without``."""
     names = [n for part in parts for n in part if n not in without]
     cls = dataclasses.make_dataclass(
         name,
@@ -192,6 +197,47 @@ def compose(name, doc, *parts, without=(), supported=None):
     )
     cls.__module__ = __name__
     return cls
+
+
+@dataclass(frozen=True)
+class Table:
+    """How one kind of job fills its settings class ``cls`` from the config: ``section`` (a pattern
+    over the job's wildcards) is the config section whose keys override ``defaults``; ``sources``
+    names the source of each field that is not a convention of that section (:func:`resolve`);
+    ``seed`` and the experiment name (part of every trial's identity) are common to all."""
+
+    cls: type
+    section: str | None
+    experiment: str = ""
+    sources: dict = field(default_factory=dict)
+
+    def build(self, config, **wildcards):
+        """The settings of the job at ``wildcards`` (strings, as Snakemake gives them)."""
+        common = {"seed": "seed", "experiment": Fixed(self.experiment)}
+        context = {**wildcards, "section": self.section and self.section.format(**wildcards)}
+        names = self.cls.field_names()
+        values, origin = {}, {}
+        for name in [*names, *(k for k in self.cls.SUPPORTED if k not in names)]:
+            source = self.sources.get(name, common.get(name))
+            value, key = resolve(config, name, source, {**context, **values})
+            values[name] = frozen(value)
+            if key:
+                origin[name] = key
+        return self.cls(
+            **{k: values[k] for k in names},
+            origin=origin,
+            checked={k: values[k] for k in self.cls.SUPPORTED},
+        )
+
+
+def conventions(config, section):
+    """Every convention of config section ``section`` (its activation, η and the ``CONVENTIONS``),
+    merged over ``defaults`` whether its jobs read them or not."""
+    context = {"section": section, "activation": lookup(config, f"{section}.activation")[0]}
+    return {name: convention(config, name, context)[0] for name in ("activation", "lr", *CONVENTIONS)}
+
+
+# --- what each kind of job implements ---------------------------------------------------------------
 
 
 def _scalar(value):
@@ -231,11 +277,33 @@ THEORY = {**RESTRICTED_GD, "m": (1,), "a": _scalar, "b": _scalar}
 """The DMFT describes restricted GD of one neuron from a random init on the plain ½-MSE; its law
 does not depend on the teacher frame (rotation invariance) nor on the dtype of X (there is no X)."""
 
-_FIXED_BY_THEORY = ("m", "init", "loss_normalisation")
-"""Conventions a theory job never reads: ``THEORY`` admits a single value of each."""
-_FIXED_BY_RESTRICTED = ("loss_normalisation",)
+ONE_NEURON_GD = {**RESTRICTED_GD, "m": (1,)}
+"""Restricted GD of one neuron, compared with the theory of its model."""
 
-SweepSettings = compose(
+FIXED_POINT = {**THEORY, "noise": _noiseless}
+"""The static fixed point solves the noiseless problem."""
+
+# --- the settings classes ---------------------------------------------------------------------------
+
+MODEL = tuple("seed experiment activation lr link m a b r0 init noise loss_normalisation".split())
+"""What defines the model and its training: the identity (seed, experiment) of its random draws,
+σ, η, the link, the network's width, a and b (at the start, where trained), the init and the loss
+normalisation."""
+DATA = ("theta_star", "n_test", "dtype")
+"""The data of a GD run: the teacher frame, the test-set size and the dtype of X."""
+RECORDING = ("freeze_rho", "escape_rho", "success_rho", "record_points")
+"""What a GD trial records: its freeze, escape and success levels and its recording grid size."""
+THEORY_FIXES = ("m", "init", "loss_normalisation")
+"""Conventions a theory job never reads: ``THEORY`` admits a single value of each."""
+CERTIFICATE = (
+    "certify_check_grad",
+    "certify_every",
+    "certify_safety",
+    "certify_rho_tol",
+    "certify_grad_floor",
+)
+
+SweepSettings = settings_class(
     "SweepSettings",
     """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
     trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
@@ -248,22 +316,10 @@ SweepSettings = compose(
     MODEL,
     DATA,
     RECORDING,
-    (
-        "train",
-        "huber",
-        "loss",
-        "steps",
-        "first_trial",
-        "trials",
-        "certify_check_grad",
-        "certify_every",
-        "certify_safety",
-        "certify_rho_tol",
-        "certify_grad_floor",
-    ),
+    ("train", "huber", "loss", "steps", "first_trial", "trials", *CERTIFICATE),
 )
 
-DatasetSettings = compose(
+DatasetSettings = settings_class(
     "DatasetSettings",
     """The stored dataset and initial network of a long run at (d, δ): its draws and conventions.""",
     MODEL,
@@ -273,7 +329,7 @@ DatasetSettings = compose(
     supported=PLAIN_MODEL,
 )
 
-LongRunSettings = compose(
+LongRunSettings = settings_class(
     "LongRunSettings",
     """One long GD run (Fig 2) on its stored dataset (which fixes d, δ, the draws, θ⁰, a and b):
     η, the loss, the budget and the recording; never frozen.""",
@@ -281,7 +337,7 @@ LongRunSettings = compose(
     supported=PLAIN_MODEL,
 )
 
-ConventionPlateauSettings = compose(
+ConventionPlateauSettings = settings_class(
     "ConventionPlateauSettings",
     """One never-frozen GD run of a convention at the plateau's (d, δ) (its population risk).""",
     MODEL,
@@ -290,102 +346,98 @@ ConventionPlateauSettings = compose(
     supported=PLAIN_MODEL,
 )
 
-PlateauSettings = compose(
+PlateauSettings = settings_class(
     "PlateauSettings",
     """Hessian plateau and Fig 3 cells: restricted GD at dimension d (hard component projected out),
     ``seeds`` runs per cell, to ‖∇R̂‖ ≤ grad_tol, spectra (k smallest eigenvalues) at ``checkpoints``.""",
     MODEL,
     DATA,
     ("steps", "d", "seeds", "k", "grad_tol", "checkpoints"),
-    without=_FIXED_BY_RESTRICTED,
+    without=("loss_normalisation",),
     supported=RESTRICTED_GD,
 )
 
-RefereeSettings = compose(
+RefereeSettings = settings_class(
     "RefereeSettings",
     """The referee of a theory model: restricted GD over the DMFT horizon (``steps``), ``seeds`` runs,
     spectra (k smallest eigenvalues) at ``spectrum_steps``.""",
     MODEL,
     DATA,
     ("steps", "d", "seeds", "k", "spectrum_steps"),
-    without=_FIXED_BY_RESTRICTED,
-    supported={**RESTRICTED_GD, "m": (1,)},
+    without=("loss_normalisation",),
+    supported=ONE_NEURON_GD,
 )
 
-TheoryModelSettings = compose(
+TheoryModelSettings = settings_class(
     "TheoryModelSettings",
     """A theory model's DMFT (one neuron, one single-index link): its draws, σ, η, the link, a, b,
     r₀ and the noise.""",
     MODEL,
-    without=_FIXED_BY_THEORY,
+    without=THEORY_FIXES,
     supported=THEORY,
 )
 
-FixedPointSettings = compose(
+FixedPointSettings = settings_class(
     "FixedPointSettings",
     """A theory model's static fixed point: σ, the link, a and b (no GD time, no draws).""",
     ("activation", "link", "a", "b"),
-    supported={**THEORY, "noise": _noiseless},
+    supported=FIXED_POINT,
 )
 
-DesignSettings = compose(
+DesignSettings = settings_class(
     "DesignSettings",
     """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
     the link, a, b, r₀, the loss: ``loss``, or Huber's with threshold ``huber``, or the square
     loss, and the trained layers ``train``) whose static fixed point needs a noiseless target.""",
     MODEL,
     ("huber", "loss", "train"),
-    without=_FIXED_BY_THEORY,
-    supported={
-        **{k: v for k, v in THEORY.items() if k not in ("huber", "loss", "train")},
-        "noise": _noiseless,
-    },
+    without=THEORY_FIXES,
+    supported={k: v for k, v in FIXED_POINT.items() if k not in PLAIN_MODEL},
 )
 
-DesignFamilySettings = compose(
+DesignFamilySettings = settings_class(
     "DesignFamilySettings",
     """The activation family of the designer (``theory.design_family``): the target link and the
     neuron's a and b (σ_α, its bounds and the numerics are the job's extra params).""",
     ("link", "a", "b"),
-    supported={**THEORY, "noise": _noiseless},
+    supported=FIXED_POINT,
 )
 
-_ESCAPE = (MODEL, DATA, ("steps", "d", "trials", "n_paths"))
+EscapeSignalSettings = settings_class(
+    "EscapeSignalSettings",
+    """The DMFT with signal against planted-overlap GD (docs/escape.md) for a theory model: ``trials``
+    planted runs at dimension d and the DMFT with ``n_paths`` paths, both over ``steps`` steps.""",
+    MODEL,
+    DATA,
+    ("steps", "d", "trials", "n_paths"),
+    without=("loss_normalisation",),
+    supported=ONE_NEURON_GD,
+)
 
-EscapeLinearSettings = compose(
+EscapeLinearSettings = settings_class(
     "EscapeLinearSettings",
     """The linear stage of the escape (docs/escape.md) for a theory model: ``trials`` unrestricted GD
     runs at dimension d over ``steps`` steps with their exact linearisation, and the hard-coordinate
     process from the DMFT with ``n_paths`` paths over its first ``dmft_steps`` steps (the DMFT's
     O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each, go on to ``steps``),
     solved ``replicas`` times with independent paths for the Monte-Carlo error of V(t).""",
-    *_ESCAPE,
+    EscapeSignalSettings.field_names(),
     ("dmft_steps", "replicas"),
-    without=_FIXED_BY_RESTRICTED,
-    supported={**RESTRICTED_GD, "m": (1,)},
+    supported=ONE_NEURON_GD,
 )
 
-EscapeSignalSettings = compose(
-    "EscapeSignalSettings",
-    """The DMFT with signal against planted-overlap GD (docs/escape.md) for a theory model: ``trials``
-    planted runs at dimension d and the DMFT with ``n_paths`` paths, both over ``steps`` steps.""",
-    *_ESCAPE,
-    without=_FIXED_BY_RESTRICTED,
-    supported={**RESTRICTED_GD, "m": (1,)},
-)
-
-PredictionSettings = compose(
+PredictionSettings = settings_class(
     "PredictionSettings",
     """The predicted success probability of a theory model (``theory.prediction``): the restricted
     DMFT with ``n_paths`` paths over ``horizon`` steps, ``samples`` paths of the hard-coordinate
     process, the critical overlaps ``rho_c`` and the dimensions ``d`` it is evaluated at.""",
     MODEL,
     ("horizon", "n_paths", "samples", "rho_c", "d"),
-    without=_FIXED_BY_THEORY,
+    without=THEORY_FIXES,
     supported=THEORY,
 )
 
-TwoStageSettings = compose(
+TwoStageSettings = settings_class(
     "TwoStageSettings",
     """The two-stage prediction of a theory model (``theory.two_stage``): kicks ``m0`` of the DMFT
     with signal (``n_paths`` paths, ``horizon`` steps) at each matching time ``t0``, ``samples``
@@ -393,92 +445,17 @@ TwoStageSettings = compose(
     levels.""",
     MODEL,
     ("horizon", "n_paths", "samples", "t0", "m0", "d", "escape_rho", "success_rho"),
-    without=_FIXED_BY_THEORY,
+    without=THEORY_FIXES,
     supported=THEORY,
 )
 
-SpectralSettings = compose(
+SpectralSettings = settings_class(
     "SpectralSettings",
     """The simulated overlap of the optimal spectral estimator at one d.""",
     ("seed", "link", "noise", "delta", "trials"),
 )
 
-
-def _merged(config, activation, section_path, section):
-    """(values, origin) of every convention: defaults < learning_rate/steps of the activation <
-    section."""
-    values, origin = {}, {}
-    for key in CONVENTIONS:
-        defaults = config["defaults"]
-        optional = key in OPTIONAL_CONVENTIONS
-        values[key] = defaults.get(key, OPTIONAL_CONVENTIONS[key]) if optional else defaults[key]
-        origin[key] = f"defaults.{key}"
-    for key, table in (("lr", "learning_rate"), ("steps", "steps")):
-        if activation in config[table]:
-            values[key], origin[key] = config[table][activation], f"{table}.{activation}"
-    for key, value in section.items():
-        values[key], origin[key] = value, f"{section_path}.{key}"
-    values["activation"] = activation
-    return values, origin
-
-
-def _build(cls, config, section_path, section, experiment, activation=None, fixed=None, activation_key=None):
-    """``cls`` for one section of the config: the merged conventions, the base seed, the
-    experiment name (part of every trial's identity) and ``fixed`` values ({field: (value, config
-    key it comes from, or None for a value the code fixes)})."""
-    activation = activation or section["activation"]
-    values, origin = _merged(config, activation, section_path, section)
-    values.update(seed=config["seed"], experiment=experiment)
-    activation_key = activation_key or origin.get("activation", f"{section_path}.activation")
-    origin.update(seed="seed", activation=activation_key)
-    for name, (value, key) in (fixed or {}).items():
-        values[name] = value
-        if key:
-            origin[name] = key
-        else:
-            origin.pop(name, None)
-    names = cls.field_names()
-    missing = [k for k in names if k not in values]
-    if missing:
-        raise KeyError(f"{section_path}: no value for {', '.join(missing)}")
-    return cls(
-        **{k: frozen(values[k]) for k in names},
-        origin={k: origin[k] for k in [*names, *cls.SUPPORTED] if k in origin},
-        checked={k: frozen(values[k]) for k in cls.SUPPORTED},
-    )
-
-
-def sweep_conventions(config, name):
-    """Every merged convention of sweep ``name`` (read by its jobs or not)."""
-    spec = config["sweeps"][name]
-    return _merged(config, spec.get("activation"), f"sweeps.{name}", spec)[0]
-
-
-def theory_conventions(config, model):
-    """Every merged convention of theory model ``model`` (read by its jobs or not)."""
-    spec = _theory_spec(config, model)
-    return _merged(config, spec["activation"], f"theory.models.{model}", spec)[0]
-
-
-def _keys(section, path, names):
-    """``fixed`` entries for ``names`` taken from ``section`` (a dict at config key ``path``)."""
-    return {k: (frozen(section[k]), f"{path}.{k}") for k in names}
-
-
-EARLY_STOP_FIELDS = {
-    "certify_check_grad": "check_grad",
-    "certify_every": "check_every",
-    "certify_safety": "safety",
-    "certify_rho_tol": "rho_tol",
-    "certify_grad_floor": "grad_floor",
-}
-"""The certificate's settings field ← its key under ``early_stop``."""
-
-
-def early_stop_fields(config):
-    """(value, origin) of each certificate field from the config's ``early_stop`` section."""
-    stop = config["early_stop"]
-    return {field: (stop[key], f"early_stop.{key}") for field, key in EARLY_STOP_FIELDS.items()}
+# --- sources that are not one config key ----------------------------------------------------------
 
 
 def sweep_blocks(config, name):
@@ -494,172 +471,56 @@ def sweep_deltas(config, name, d):
     return spec.get("delta_at", {}).get(d, spec["delta"])
 
 
-def sweep_budget(config, name, d):
-    """(steps, origin) of sweep ``name``'s trials at dimension ``d``: the sweep's step budget, grown
-    in proportion to d above ``budget_scale_d`` (steps·d/budget_scale_d, rounded up), since escapes
-    come later at larger d (the hard component starts at O(1/√d)); None where d does not exceed it
-    (the budget is the sweep's own, as at every d of the quick run)."""
+def _first_trial(config, x):
+    """A block's first trial: a full block's comes from ``trial_block`` alone (the whole cell: 0)."""
+    block = int(x.get("block", 0))
+    return sweep_blocks(config, x["sweep"])[block][0], "trial_block" if block else None
+
+
+def _block_trials(config, x):
+    """A block's trials: ``trial_block``, the last block the remainder of the sweep's ``trials``
+    (so raising ``trials`` changes the params of the last, partial block only); the whole cell's
+    without a block."""
+    if "block" not in x:
+        return lookup(config, f"{x['section']}.trials")
+    blocks, block = sweep_blocks(config, x["sweep"]), int(x["block"])
+    last = block == len(blocks) - 1
+    return blocks[block][1], (f"{x['section']}.trials", "trial_block") if last else "trial_block"
+
+
+def _budget_steps(config, x):
+    """A sweep's step budget at dimension d, grown in proportion to d above ``budget_scale_d``
+    (steps·d/budget_scale_d, rounded up), since escapes come later at larger d (the hard component
+    starts at O(1/√d)); the sweep's own at and below it, as at every d of the quick run."""
+    steps, key = convention(config, "steps", x)
     reference = config["budget_scale_d"]
-    if reference is None or d <= reference:
-        return None
-    values, origin = _merged(
-        config, config["sweeps"][name].get("activation"), f"sweeps.{name}", config["sweeps"][name]
-    )
-    return resources.scaled_steps(values["steps"], d, reference), (origin["steps"], "budget_scale_d")
+    if "d" not in x or reference is None or int(x["d"]) <= reference:
+        return steps, key
+    return resources.scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
 
 
-def sweep_settings(config, name, block=None, d=None):
-    """The settings of block ``block`` of every cell of sweep ``name`` at dimension ``d`` (its d and δ
-    lists and figure left out), or of the whole cell (all trials) without ``block``.  A full block's
-    trials come from ``trial_block`` alone, so raising ``trials`` changes the params of the last,
-    partial block only.  The step budget depends on d above ``budget_scale_d`` (:func:`sweep_budget`)."""
-    grid = ("d", "delta", "delta_at", "figure", "paper", "design")
-    spec = {k: v for k, v in config["sweeps"][name].items() if k not in grid}
-    fixed = {**early_stop_fields(config), "first_trial": (0, None)}
-    if block is not None:
-        blocks = sweep_blocks(config, name)
-        first, trials = blocks[block]
-        last = block == len(blocks) - 1  # its trials are the remainder: they read the sweep's trials
-        fixed["first_trial"] = (first, "trial_block" if block else None)
-        fixed["trials"] = (trials, (f"sweeps.{name}.trials", "trial_block") if last else "trial_block")
-    budget = sweep_budget(config, name, d) if d is not None else None
-    if budget is not None:
-        fixed["steps"] = budget
-    fixed.update(unread_certificate_fields(config, f"sweeps.{name}", spec))
-    return _build(SweepSettings, config, f"sweeps.{name}", spec, name, fixed=fixed)
+def _certify_safety(config, x):
+    """The certificate's safety factor, blank with a loss other than the square loss (the floor rule
+    (M14) alone), so that editing it reruns no such sweep."""
+    if chosen_loss(x["loss"], x["huber"]) != "square":
+        return None, None
+    return lookup(config, "early_stop.safety")
 
 
-def unread_certificate_fields(config, section_path, section):
-    """``fixed`` entries that blank the certificate field a sweep's trials cannot read:
-    ``certify_safety`` with a loss other than the square loss (the floor rule (M14) alone), so that
-    editing it reruns no such sweep."""
-    values = _merged(config, section.get("activation"), section_path, section)[0]
-    if chosen_loss(values["loss"], values["huber"]) != "square":
-        return {"certify_safety": (None, None)}
-    return {}
+CERTIFY = {
+    "certify_check_grad": "early_stop.check_grad",
+    "certify_every": "early_stop.check_every",
+    "certify_safety": _certify_safety,
+    "certify_rho_tol": "early_stop.rho_tol",
+    "certify_grad_floor": "early_stop.grad_floor",
+}
 
 
-def _long_run(cls, config, name):
-    return _build(cls, config, f"grokking.{name}", config["grokking"][name], name)
-
-
-def dataset_settings(config, name):
-    """The stored dataset of long run ``name``."""
-    return _long_run(DatasetSettings, config, name)
-
-
-def long_run_settings(config, name):
-    """Long run ``name`` on its stored dataset."""
-    return _long_run(LongRunSettings, config, name)
-
-
-def plateau_settings(config, activation):
-    """Hessian plateau cells of ``activation``: float64 (eigenvalues near 0)."""
-    spec = {k: config["hessian"][k] for k in ("d", "seeds", "grad_tol", "checkpoints", "k")}
-    fixed = {"dtype": ("float64", None)}
-    return _build(PlateauSettings, config, "hessian", spec, "hessian", activation=activation, fixed=fixed)
-
-
-def spectral_threshold_settings(config, activation, d):
-    """Plateau cells of the spectral-threshold scan (docs/finite_size.md, (F14)) of ``activation`` at
-    dimension ``d``: the Hessian cells' grad_tol, checkpoints and k, the scan's seeds; float64."""
-    spec = {k: config["hessian"][k] for k in ("grad_tol", "checkpoints", "k")}
-    scan = config["spectral_threshold"]
-    fixed = {
-        "dtype": ("float64", None),
-        "d": (d, None),  # a cell coordinate: editing the list adds or drops cells, as for a sweep's d
-        "seeds": (scan["seeds"], "spectral_threshold.seeds"),
-    }
-    return _build(
-        PlateauSettings,
-        config,
-        "hessian",
-        spec,
-        "spectral_threshold",
-        activation=activation,
-        fixed=fixed,
-    )
-
-
-landscape_settings = plateau_settings
-"""Fig 3 runs restricted GD to the plateau with the Hessian cells' settings of its activation."""
-
-
-def _theory_spec(config, model):
-    return {k: v for k, v in config["theory"]["models"][model].items() if k not in ("delta", "n_paths")}
-
-
-def _theory(cls, config, model, experiment, fixed=None):
-    """``cls`` for theory model ``model``: its conventions over ``defaults``."""
-    return _build(cls, config, f"theory.models.{model}", _theory_spec(config, model), experiment, fixed=fixed)
-
-
-def theory_model_settings(config, model):
-    """A theory model's DMFT (its δ grid and N are passed separately, so the settings name the model only)."""
-    return _theory(TheoryModelSettings, config, model, f"theory_{model}")
-
-
-def fixed_point_settings(config, model):
-    """A theory model's static fixed point."""
-    return _theory(FixedPointSettings, config, model, f"theory_{model}")
-
-
-def referee_settings(config, model):
-    """The referee of ``model``: its data identity is the model's, in float64, for ``horizon`` steps."""
-    sim = config["theory"]["simulation"]
-    fixed = {"dtype": ("float64", None), "steps": (config["theory"]["horizon"], "theory.horizon")}
-    fixed |= _keys(sim, "theory.simulation", ("d", "seeds", "spectrum_steps", "k"))
-    return _theory(RefereeSettings, config, model, f"theory_{model}", fixed)
-
-
-def escape_settings(config, model, kind):
-    """The escape cells of ``model`` (``kind``: "linear" or "signal"): its conventions, in float64,
-    for ``escape.horizon`` steps."""
-    spec = config["escape"]
-    fixed = {"dtype": ("float64", None), "steps": (spec["horizon"], "escape.horizon")}
-    fixed |= _keys(spec, "escape", ("d", "trials", "n_paths"))
-    if kind == "linear":
-        key = (
-            "escape.dmft_horizon"
-            if spec.get("dmft_horizon", spec["horizon"]) < spec["horizon"]
-            else "escape.horizon"
-        )
-        fixed["dmft_steps"] = (min(spec["horizon"], spec.get("dmft_horizon", spec["horizon"])), key)
-        fixed["replicas"] = (config["theory"]["replicas"], "theory.replicas")
-    cls = EscapeLinearSettings if kind == "linear" else EscapeSignalSettings
-    return _theory(cls, config, model, f"escape_{model}", fixed)
-
-
-def prediction_settings(config, model):
-    """The prediction cells of ``model``: its conventions, and ``escape.prediction``'s numerics."""
-    spec = config["escape"]["prediction"]
-    fixed = _keys(spec, "escape.prediction", ("horizon", "n_paths", "samples", "rho_c", "d"))
-    return _theory(PredictionSettings, config, model, f"prediction_{model}", fixed)
-
-
-def two_stage_settings(config, model):
-    """The two-stage cells of ``model``: its conventions and escape/success levels, the dimensions
-    of ``escape.prediction``, and ``escape.two_stage``'s numerics."""
-    fixed = _keys(
-        config["escape"]["two_stage"], "escape.two_stage", ("horizon", "n_paths", "samples", "t0", "m0")
-    )
-    fixed["d"] = (frozen(config["escape"]["prediction"]["d"]), "escape.prediction.d")
-    return _theory(TwoStageSettings, config, model, f"two_stage_{model}", fixed)
-
-
-def design_settings(config, name):
-    """Design ``name`` (``design.designs``): its conventions over ``defaults`` on the designer's
-    target link, as a theory model (fixed point and DMFT)."""
-    spec = config["design"]["designs"][name]
-    fixed = {"link": (config["design"]["link"], "design.link")}
-    return _build(DesignSettings, config, f"design.designs.{name}", spec, f"design_{name}", fixed=fixed)
-
-
-def design_family_settings(config):
-    """The designer's activation family (``design.family``) on its target link."""
-    spec = {k: v for k, v in config["design"]["family"].items() if k in ("a", "b")}
-    fixed = {"link": (config["design"]["link"], "design.link")}
-    return _build(DesignFamilySettings, config, "design.family", spec, "design_family", "family", fixed)
+def _dmft_steps(config, x):
+    """The escape DMFT's horizon: ``escape.dmft_horizon`` where shorter than ``escape.horizon``."""
+    horizon = config["escape"]["horizon"]
+    dmft = config["escape"].get("dmft_horizon", horizon)
+    return min(horizon, dmft), "escape.dmft_horizon" if dmft < horizon else "escape.horizon"
 
 
 DEFAULT_REPORT = {"none": "half_mse", "second_moment": "relative", "variance": "variance"}
@@ -677,47 +538,132 @@ def convention_keys(config, name):
     return keys
 
 
-def _convention(cls, config, name, activation, steps=None, steps_key=None, activation_key=None):
-    """``cls`` for convention ``name`` and ``activation``: its keys over ``defaults``, η and budget
-    scaled from ``learning_rate``/``steps`` (or ``steps`` given, from config key ``steps_key``).
-    Every convention shares the experiment "conventions", so all of them see the same data and
-    initialisations at a given (activation, d, δ, trial): the comparisons are paired."""
-    keys, grid = convention_keys(config, name), config["conventions"]["grid"][name]
-    path = f"conventions.grid.{name}"
-    spec = {k: keys[k] for k in ("link", "loss_normalisation", "a", "b", "r0") if k in grid}
-    lr = config["learning_rate"][activation] * keys["lr_factor"]
-    fixed = {"lr": (lr, (f"learning_rate.{activation}", f"{path}.lr_factor"))}
-    if steps is None:
-        steps = int(round(config["steps"][activation] * keys["steps_factor"]))
-        steps_key = (f"steps.{activation}", f"{path}.steps_factor")
-    fixed["steps"] = (steps, steps_key)
-    fixed["trials"] = (config["conventions"]["trials"], "conventions.trials")
-    fixed["first_trial"] = (0, None)
-    fixed.update(early_stop_fields(config))
-    if "certify_check_grad" in cls.field_names():
-        fixed.update(unread_certificate_fields(config, path, {**spec, "activation": activation}))
-    return _build(cls, config, path, spec, "conventions", activation, fixed, activation_key)
+def _scaled(name):
+    """A convention's η or step budget: the activation's ``learning_rate`` / ``steps`` times its
+    ``lr_factor`` / ``steps_factor`` (default 1)."""
+    table, factor = ACTIVATION_TABLES[name], f"{name}_factor"
+
+    def source(config, x):
+        value = config[table][x["activation"]] * convention_keys(config, x["convention"])[factor]
+        return value if name == "lr" else int(round(value)), (
+            f"{table}.{x['activation']}",
+            f"{x['section']}.{factor}",
+        )
+
+    return source
 
 
-def convention_settings(config, name, activation):
-    """A scan of convention ``name`` for ``activation``, ``conventions.trials`` trials per δ."""
-    return _convention(SweepSettings, config, name, activation)
+# --- the tables -----------------------------------------------------------------------------------
 
+FLOAT64 = {"dtype": Fixed("float64")}
+"""Restricted GD and the referees run in float64 (eigenvalues near 0)."""
 
-def convention_plateau_settings(config, name):
-    """The Fig 2 plateau run of convention ``name`` (``conventions.plateau``)."""
-    p = config["conventions"]["plateau"]
-    keys = ("conventions.plateau.steps", "conventions.plateau.activation")
-    return _convention(ConventionPlateauSettings, config, name, p["activation"], p["steps"], *keys)
+SWEEP = Table(
+    SweepSettings,
+    "sweeps.{sweep}",
+    "{sweep}",
+    {"steps": _budget_steps, "first_trial": _first_trial, "trials": _block_trials, **CERTIFY},
+)
+"""A block of a sweep cell (wildcards sweep, d, block), or its whole cell (sweep alone)."""
 
+CONVENTION_SCAN = Table(
+    SweepSettings,
+    "conventions.grid.{convention}",
+    "conventions",
+    {
+        "activation": Fixed("{activation}"),
+        "lr": _scaled("lr"),
+        "steps": _scaled("steps"),
+        "first_trial": Fixed(0),
+        "trials": "conventions.trials",
+        **CERTIFY,
+    },
+)
+"""A convention's scan: its keys over ``defaults``.  Every convention shares the experiment
+"conventions", so all of them see the same data and initialisations at a given (activation, d, δ,
+trial): the comparisons are paired."""
 
-def spectral_settings(config):
-    spec = config["spectral"]
-    return SpectralSettings(
-        seed=config["seed"],
-        link=spec["link"],
-        noise=spec["noise"],
-        delta=frozen(spec["delta"]),
-        trials=spec["trials"],
-        origin={"seed": "seed", **{k: f"spectral.{k}" for k in ("link", "noise", "delta", "trials")}},
-    )
+CONVENTION_PLATEAU = Table(
+    ConventionPlateauSettings,
+    "conventions.grid.{convention}",
+    "conventions",
+    {
+        "activation": "conventions.plateau.activation",
+        "lr": _scaled("lr"),
+        "steps": "conventions.plateau.steps",
+    },
+)
+"""The Fig 2 plateau run of a convention (``conventions.plateau``)."""
+
+DATASET = Table(DatasetSettings, "grokking.{name}", "{name}")
+LONG_RUN = Table(LongRunSettings, "grokking.{name}", "{name}")
+
+PLATEAU = Table(PlateauSettings, "hessian", "hessian", {"activation": Fixed("{activation}"), **FLOAT64})
+"""Hessian plateau cells of an activation (Fig 3 runs restricted GD to the same plateau)."""
+
+SPECTRAL_THRESHOLD = Table(
+    PlateauSettings,
+    "hessian",
+    "spectral_threshold",
+    {
+        "activation": Fixed("{activation}"),
+        **FLOAT64,
+        "d": lambda config, x: (int(x["d"]), None),  # a cell coordinate, as a sweep's d
+        "seeds": "spectral_threshold.seeds",
+    },
+)
+"""Plateau cells of the spectral-threshold scan (docs/finite_size.md, (F14)): the Hessian cells'
+grad_tol, checkpoints and k, the scan's seeds and d."""
+
+_THEORY = "theory.models.{model}"
+
+THEORY_MODEL = Table(TheoryModelSettings, _THEORY, "theory_{model}")
+"""A theory model's DMFT (its δ grid and N are extra params, so the settings name the model only)."""
+
+FIXED_POINT_MODEL = Table(FixedPointSettings, _THEORY)
+
+REFEREE = Table(
+    RefereeSettings,
+    _THEORY,
+    "theory_{model}",
+    {
+        **FLOAT64,
+        "steps": "theory.horizon",
+        **{k: f"theory.simulation.{k}" for k in ("d", "seeds", "spectrum_steps", "k")},
+    },
+)
+"""The referee of a model: its data identity is the model's, in float64, for ``horizon`` steps."""
+
+_ESCAPE = {**FLOAT64, "steps": "escape.horizon", **{k: f"escape.{k}" for k in ("d", "trials", "n_paths")}}
+ESCAPE_SIGNAL = Table(EscapeSignalSettings, _THEORY, "escape_{model}", _ESCAPE)
+ESCAPE_LINEAR = Table(
+    EscapeLinearSettings,
+    _THEORY,
+    "escape_{model}",
+    {**_ESCAPE, "dmft_steps": _dmft_steps, "replicas": "theory.replicas"},
+)
+
+PREDICTION = Table(
+    PredictionSettings,
+    _THEORY,
+    "prediction_{model}",
+    {k: f"escape.prediction.{k}" for k in ("horizon", "n_paths", "samples", "rho_c", "d")},
+)
+
+TWO_STAGE = Table(
+    TwoStageSettings,
+    _THEORY,
+    "two_stage_{model}",
+    {
+        **{k: f"escape.two_stage.{k}" for k in ("horizon", "n_paths", "samples", "t0", "m0")},
+        "d": "escape.prediction.d",
+    },
+)
+"""Two-stage cells: the model's conventions and escape/success levels, the prediction's d."""
+
+DESIGN = Table(DesignSettings, "design.designs.{design}", "design_{design}", {"link": "design.link"})
+"""A design: its conventions over ``defaults`` on the designer's target link."""
+
+DESIGN_FAMILY = Table(DesignFamilySettings, "design.family", "design_family", {"link": "design.link"})
+
+SPECTRAL = Table(SpectralSettings, "spectral")
