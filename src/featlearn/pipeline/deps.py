@@ -3,15 +3,18 @@
 A rule depends on every package module its script imports, transitively, together with the
 ``__init__.py`` of every package on the way (Python executes those on import).  The closure is
 computed from the source with :mod:`ast` (nothing is imported), so editing any module reruns
-exactly the rules whose scripts reach it.
+exactly the rules whose scripts reach it.  Each file is parsed once per process (a Snakemake run
+asks for the closure of every script, and the scripts share most of their modules).
 """
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = "featlearn"
 
 
+@functools.cache
 def _module_file(package_root, dotted):
     """The file of module ``dotted`` (``featlearn.gd.engine``) under ``package_root``, or None."""
     parts = dotted.split(".")
@@ -30,6 +33,7 @@ def _dotted_name(package_root, path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _imported_modules(path, package_root):
     """Dotted names of the featlearn modules ``path`` imports (each ``from a import b`` also
     names ``a.b``, which is a module when b is a submodule)."""
@@ -51,14 +55,18 @@ def _imported_modules(path, package_root):
                 module = ".".join(anchor + ([module] if module else []))
             names.append(module)
             names += [f"{module}.{alias.name}" for alias in node.names]
-    return [n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")]
+    return tuple(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
 def module_closure(script, package_root):
     """Sorted files of every featlearn module that running ``script`` imports (with the
     ``__init__.py`` of each enclosing package)."""
-    package_root = Path(package_root).resolve()
-    seen, todo = set(), [Path(script).resolve()]
+    return list(_closure(Path(script).resolve(), Path(package_root).resolve()))
+
+
+@functools.cache
+def _closure(script, package_root):
+    seen, todo = set(), [script]
     while todo:
         path = todo.pop()
         for dotted in _imported_modules(path, package_root):
@@ -68,7 +76,7 @@ def module_closure(script, package_root):
                 if file is not None and file not in seen:
                     seen.add(file)
                     todo.append(file)
-    return sorted(seen)
+    return tuple(sorted(seen))
 
 
 def module_names(script, package_root):
