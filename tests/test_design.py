@@ -220,7 +220,7 @@ def test_design_jobs_and_their_checks():
     bad = with_design(sweeps={**TINY_DESIGN["design"]["sweeps"], "include": ["nosuch"]})
     with pytest.raises(checks.ConfigError) as error:
         checks.check_config(bad)
-    assert error.value.key == "design.sweeps.include" and "nosuch" in str(error.value)
+    assert error.value.key == "design.sweeps.include.0" and "nosuch" in str(error.value)
     # a trained second layer needs an even link; the schema wants theta among the trained layers
     odd = with_design(link="g**3 - 3*g")
     with pytest.raises(checks.ConfigError) as error:

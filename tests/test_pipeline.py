@@ -238,3 +238,25 @@ def test_every_job_kind_that_does_not_implement_train_or_huber_refuses_it(key, v
         (refusing if f"defaults.{key}" in keys else accepted).add(job.kind.rule)
     assert accepted - {"spectral_overlap"} == accepting
     assert refusing and not refusing & accepting
+
+
+def test_every_reference_pattern_matches_entries_of_some_config():
+    """A ``checks.REFERENCES`` pattern that matched nothing would check nothing: each one matches an
+    entry of config.yaml or of an overlay, and the entries it matches pass (they name what they must)."""
+    from featlearn.pipeline import checks
+    from featlearn.plan import load_config
+
+    configs = [load_config([ROOT / "config.yaml"])] + [
+        load_config([ROOT / "config.yaml", path])
+        for path in sorted((ROOT / "workflow" / "configs").glob("*.yaml"))
+        if path.name not in ("tiny.yaml", "paper.yaml")
+    ]
+    designed = load_config([ROOT / "config.yaml", ROOT / "workflow" / "configs" / "design.yaml"])
+    designed["sweeps"]["gelu"]["design"] = next(
+        iter(designed["design"]["designs"])
+    )  # as design_sweeps writes
+    configs.append(designed)
+    for pattern, *_ in checks.REFERENCES:
+        assert any(list(checks._entries(c, pattern.split("."))) for c in configs), pattern
+    for config in configs:
+        checks.references(config)

@@ -210,96 +210,92 @@ def link_requirements(config):
             raise ConfigError(key, f"{name!r} is constant: y carries no information")
 
 
-def sweep_references(config):
+REFERENCES = (
+    ("figure1.random", "sweeps"),
+    ("figure1.spectral", "sweeps"),
+    ("easy_hard.sweep", "sweeps"),
+    ("claims.sweeps.*", "sweeps"),
+    ("width.groups.*.*", "sweeps"),
+    ("sweeps.*.delta_at.<>", "sweeps.{0}.d"),
+    ("sweeps.*.design", "design.designs"),
+    ("hessian.histogram.*.*", "hessian.delta.{0}"),
+    ("landscape.activation", "hessian.delta", "Fig 3 runs with the Hessian cells' settings"),
+    ("theory.simulation.delta.<>", "theory.models"),
+    ("theory.simulation.delta.*.*", "theory.models.{0}.delta", "the referee is compared at the same δ"),
+    ("theory.hessian_overlay.*", "theory.models"),
+    ("theory.hessian_overlay.<>", "hessian.delta"),
+    ("theory.validation.model", "theory.simulation.delta"),
+    ("theory.validation.step", "theory.simulation.spectrum_steps"),
+    ("escape.cases.<>", "theory.models"),
+    ("escape.signal.cases.<>", "theory.models"),
+    ("escape.prediction.models.<>", "theory.models"),
+    ("escape.prediction.models.*.sweep", "sweeps"),
+    ("finite_size.models.*.sweep", "sweeps"),
+    ("finite_size.models.*.theory", "theory.models"),
+    ("finite_size.models.*.paper", "claims.paper"),
+    ("design.sweeps.include.*", "design.designs"),
+)
+"""(entries, what they name, why): every config entry matching the dotted pattern (``*`` any key
+or index, ``<>`` the keys of a dict) names a key of the dict, or an element of the list, at the
+target path (``{0}``: the pattern's first ``*``)."""
+
+
+def _entries(node, parts, path=(), caught=()):
+    """(config key, value, the keys ``*`` matched) of every entry of ``node`` matching ``parts``."""
+    if not parts:
+        yield ".".join(path), node, caught
+    elif parts[0] == "<>":
+        for k in node if isinstance(node, dict) else ():
+            yield ".".join((*path, str(k))), k, caught
+    elif parts[0] == "*":
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in items:
+            yield from _entries(v, parts[1:], (*path, str(k)), (*caught, k))
+    elif isinstance(node, dict) and parts[0] in node:
+        yield from _entries(node[parts[0]], parts[1:], (*path, parts[0]), caught)
+
+
+def references(config):
+    """Every entry of ``REFERENCES`` names what it must."""
+    for pattern, target, *why in REFERENCES:
+        for key, value, caught in _entries(config, pattern.split(".")):
+            path = target.format(*caught)
+            try:
+                names = settings.lookup(config, path)[0]
+            except KeyError:
+                names = ()
+            if value not in names:
+                listed = ", ".join(map(str, names)) or "none"
+                raise ConfigError(key, f"{value!r} is not in {path} ({listed}){': ' + why[0] if why else ''}")
+
+
+def easy_hard_link(config):
     sweeps = config["sweeps"]
-    refs = [(f"figure1.{k}", config["figure1"][k]) for k in ("random", "spectral")]
-    refs.append(("easy_hard.sweep", config["easy_hard"]["sweep"]))
-    refs += [(f"claims.sweeps.{role}", name) for role, name in config["claims"]["sweeps"].items()]
-    refs += [
-        (f"width.groups.{act}.{i}", name)
-        for act, group in config["width"]["groups"].items()
-        for i, name in enumerate(group)
-    ]
-    for key, name in refs:
-        if name not in sweeps:
-            raise ConfigError(key, f"{name!r} is not a sweep (sweeps: {', '.join(sweeps)})")
     link = sweeps[config["easy_hard"]["sweep"]].get("link", config["defaults"]["link"])
     if get_link(link).k != 2 or get_link(link).hard != (1,):
         raise ConfigError(
             "easy_hard.sweep", f"its link {link!r} is not g1 easy and g2 hard (k = 2, hard direction g2)"
         )
-    for name, spec in sweeps.items():
-        for d in spec.get("delta_at", {}):
-            if d not in spec["d"]:
-                raise ConfigError(f"sweeps.{name}.delta_at.{d}", f"{d} is not in sweeps.{name}.d")
 
 
-def landscape_reference(config):
-    """Fig 3 runs with the Hessian cells' settings of its activation."""
-    if config["landscape"]["activation"] not in config["hessian"]["delta"]:
-        raise ConfigError(
-            "landscape.activation", "needs Hessian settings: add the activation to hessian.delta"
-        )
-
-
-def hessian_references(config):
-    """The Hessian cells' link has a hard direction, and each histogram δ is one of its cells."""
-    spec = config["hessian"]
-    for act in spec["delta"]:
+def hessian_links(config):
+    """The Hessian cells' link has a hard direction to project out."""
+    for act in config["hessian"]["delta"]:
         link = settings.PLATEAU.build(config, activation=act).link
         if not get_link(link).hard:
             raise ConfigError("hessian", f"the link {link!r} has no hard direction to project out")
-    for act, pair in spec["histogram"].items():
-        for i, delta in enumerate(pair):
-            if delta not in spec["delta"].get(act, []):
-                raise ConfigError(f"hessian.histogram.{act}.{i}", f"{delta} is not in hessian.delta.{act}")
 
 
-def theory_references(config):
-    theory = config["theory"]
-    horizon, models, sim = theory["horizon"], theory["models"], theory["simulation"]
-    for key, steps in (
-        ("report_steps", theory["report_steps"]),
-        ("simulation.spectrum_steps", sim["spectrum_steps"]),
+def horizons(config):
+    """Every reported or recorded step is within its horizon."""
+    theory, escape = config["theory"], config["escape"]
+    for key, steps, horizon in (
+        ("theory.report_steps", theory["report_steps"], theory["horizon"]),
+        ("theory.simulation.spectrum_steps", theory["simulation"]["spectrum_steps"], theory["horizon"]),
+        ("escape.report_steps", escape["report_steps"], escape["horizon"]),
     ):
         if max(steps) > horizon:
-            raise ConfigError(f"theory.{key}", f"step {max(steps)} is beyond the horizon {horizon}")
-    for key, names in (
-        ("simulation.delta", sim["delta"]),
-        ("hessian_overlay", theory["hessian_overlay"].values()),
-    ):
-        for name in names:
-            if name not in models:
-                raise ConfigError(f"theory.{key}", f"{name!r} is not a theory model")
-    for act in theory["hessian_overlay"]:
-        if act not in config["hessian"]["delta"]:
-            raise ConfigError(f"theory.hessian_overlay.{act}", f"{act!r} has no hessian.delta")
-    for model, deltas in sim["delta"].items():
-        for i, delta in enumerate(deltas):
-            if delta not in models[model]["delta"]:
-                raise ConfigError(
-                    f"theory.simulation.delta.{model}.{i}",
-                    f"{delta} is not on the δ grid of theory.models.{model} (the referee is compared "
-                    "with the DMFT at the same δ)",
-                )
-    val = theory["validation"]
-    if val["model"] not in sim["delta"]:
-        raise ConfigError("theory.validation.model", f"{val['model']!r} has no simulation.delta")
-    if val["step"] not in sim["spectrum_steps"]:
-        raise ConfigError("theory.validation.step", f"{val['step']} is not a spectrum step")
-
-
-def escape_references(config):
-    spec = config["escape"]
-    for key, cases in (("cases", spec["cases"]), ("signal.cases", spec["signal"]["cases"])):
-        for model in cases:
-            if model not in config["theory"]["models"]:
-                raise ConfigError(f"escape.{key}.{model}", f"{model!r} is not a theory model")
-    if max(spec["report_steps"]) > spec["horizon"]:
-        raise ConfigError(
-            "escape.report_steps", f"step {max(spec['report_steps'])} is beyond the horizon {spec['horizon']}"
-        )
-    prediction_references(config)
+            raise ConfigError(key, f"step {max(steps)} is beyond the horizon {horizon}")
 
 
 PREDICTED_CONVENTIONS = (
@@ -320,61 +316,34 @@ PREDICTED_CONVENTIONS = (
 """What a predicted sweep must share with its theory model for the prediction to be about it."""
 
 
-def prediction_references(config):
-    """Each predicted model is a theory model, its sweep exists and trains the same model."""
+def predicted_models(config):
+    """Each predicted model's sweep trains the same model."""
     for model, spec in config["escape"]["prediction"]["models"].items():
-        key = f"escape.prediction.models.{model}"
-        if model not in config["theory"]["models"]:
-            raise ConfigError(key, f"{model!r} is not a theory model")
-        if spec["sweep"] not in config["sweeps"]:
-            raise ConfigError(f"{key}.sweep", f"{spec['sweep']!r} is not a sweep")
         theory = settings.conventions(config, f"theory.models.{model}")
         sweep = settings.conventions(config, f"sweeps.{spec['sweep']}")
         for name in PREDICTED_CONVENTIONS:
             if settings.frozen(theory[name]) != settings.frozen(sweep[name]):
                 raise ConfigError(
-                    f"{key}.sweep",
+                    f"escape.prediction.models.{model}.sweep",
                     f"sweep {spec['sweep']!r} has {name} = {sweep[name]!r}, model {model!r} has "
                     f"{theory[name]!r}: the prediction would be about another model",
                 )
 
 
-def finite_size_references(config):
-    """Each finite-size model names a sweep, and if given a theory model and a paper value."""
-    for model, spec in config["finite_size"]["models"].items():
-        key = f"finite_size.models.{model}"
-        for field, names in (
-            ("sweep", config["sweeps"]),
-            ("theory", config["theory"]["models"]),
-            ("paper", config["claims"]["paper"]),
-        ):
-            if field in spec and spec[field] not in names:
-                raise ConfigError(f"{key}.{field}", f"{spec[field]!r} is not in {', '.join(names)}")
-
-
-def design_references(config):
-    """A sweep's ``design`` names a design, and each design is named by one sweep at most; so does
-    each entry of ``design.sweeps.include``; the family's parameter is no name an expression
+def design_family(config):
+    """Each design is measured by one sweep at most; the family's parameter is no name an expression
     already uses, and its expression parses for every value of the parameter in its bounds (checked
     at both ends and the middle)."""
-    design = config.get("design") or {}
     named = {}
     for sweep, spec in config["sweeps"].items():
-        if "design" not in spec:
-            continue
-        key = f"sweeps.{sweep}.design"
-        if spec["design"] not in design.get("designs", {}):
-            raise ConfigError(key, f"{spec['design']!r} is not a design (design.designs)")
-        if spec["design"] in named:
+        if spec.get("design") in named:
             raise ConfigError(
-                key, f"{spec['design']!r} is already measured by sweep {named[spec['design']]!r}"
+                f"sweeps.{sweep}.design",
+                f"{spec['design']!r} is already measured by sweep {named[spec['design']]!r}",
             )
-        named[spec["design"]] = sweep
-    if not design:
-        return
-    for name in design["sweeps"].get("include", ()):
-        if name not in design["designs"]:
-            raise ConfigError("design.sweeps.include", f"{name!r} is not a design (design.designs)")
+        if "design" in spec:
+            named[spec["design"]] = sweep
+    design = config.get("design") or {}
     family = design.get("family")
     if not family:
         return
@@ -429,13 +398,12 @@ CHECKS = (
     activation_references,
     config_losses,
     loss_references,
-    sweep_references,
-    hessian_references,
-    landscape_reference,
-    theory_references,
-    escape_references,
-    finite_size_references,
-    design_references,
+    references,
+    easy_hard_link,
+    hessian_links,
+    horizons,
+    predicted_models,
+    design_family,
     unique_stems,
     supported_options,
     loss_thresholds,
