@@ -114,6 +114,10 @@ BAD_CONFIGS = {
         {"escape": {"prediction": {"models": {"relu": {"sweep": "gelu", "delta": [6.0, 9.0]}}}}},
         "escape.prediction.models.relu",
     ),
+    "convention name with a dot (a dotted config key would not find it)": (
+        {"conventions": {**CONVENTIONS_TINY["conventions"], "grid": {"sq0.5": {"a": 2.0}}}},
+        "conventions.grid",
+    ),
     "unknown convention key": (
         {"conventions": {**CONVENTIONS_TINY["conventions"], "grid": {"fast": {"eta": 2.0}}}},
         "conventions.grid.fast",

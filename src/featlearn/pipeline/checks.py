@@ -1,7 +1,7 @@
 """Every check the JSON schema cannot express, run on the whole config before any job.
 
 Each failure is one :class:`ConfigError` naming the offending key, e.g.
-``config error at 'width.groups.gelu.1': 'gelu_m3' is not a sweep``.
+``config error at 'width.groups.gelu.1': 'gelu_m3' is not in sweeps (gelu, quad, ...)``.
 """
 
 import math
@@ -230,6 +230,8 @@ REFERENCES = (
     ("escape.signal.cases.<>", "theory.models"),
     ("escape.prediction.models.<>", "theory.models"),
     ("escape.prediction.models.*.sweep", "sweeps"),
+    ("escape.two_stage.models.<>", "theory.models"),
+    ("escape.two_stage.models.*.sweep", "sweeps"),
     ("finite_size.models.*.sweep", "sweeps"),
     ("finite_size.models.*.theory", "theory.models"),
     ("finite_size.models.*.paper", "claims.paper"),

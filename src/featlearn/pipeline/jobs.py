@@ -125,12 +125,9 @@ def _sweep_blocks(config):
     ]
 
 
-def _hessian_cells(config):
-    return [
-        {"activation": act, "delta": fmt(dl)}
-        for act, deltas in config["hessian"]["delta"].items()
-        for dl in deltas
-    ]
+def _delta_cells(name, grids):
+    """The cells {name: key, "delta": δ} of ``grids`` ({key: its δ list})."""
+    return [{name: key, "delta": fmt(dl)} for key, deltas in grids.items() for dl in deltas]
 
 
 def _spectral_threshold_cells(config):
@@ -141,11 +138,6 @@ def _spectral_threshold_cells(config):
         for d in scan["d"]
         for dl in deltas
     ]
-
-
-def _landscape_cells(config):
-    spec = config["landscape"]
-    return [{"activation": spec["activation"], "delta": fmt(dl)} for dl in spec["delta"]]
 
 
 def main_n_paths(config, model):
@@ -170,30 +162,12 @@ def _model_cells(config):
     return [{"model": m} for m in config["theory"]["models"]]
 
 
-def _referee_cells(config):
-    return [
-        {"model": m, "delta": fmt(dl)}
-        for m, deltas in config["theory"]["simulation"]["delta"].items()
-        for dl in deltas
-    ]
-
-
-def _case_cells(cases):
-    return [{"model": m, "delta": fmt(dl)} for m in sorted(cases) for dl in cases[m]]
-
-
-def _escape_models(config, kind):
-    section = config["escape"].get(kind)
-    return section["models"] if section else {}
-
-
 def _predicted_cells(kind):
     def cells(config):
-        return [
-            {"model": m, "delta": fmt(dl)}
-            for m, spec in _escape_models(config, kind).items()
-            for dl in spec["delta"]
-        ]
+        section = config["escape"].get(kind)
+        return _delta_cells(
+            "model", {m: spec["delta"] for m, spec in (section["models"] if section else {}).items()}
+        )
 
     return cells
 
@@ -416,7 +390,7 @@ KINDS = (
     Kind(
         "hessian_cell",
         "hessian/{activation}/delta{delta}",
-        _hessian_cells,
+        lambda c: _delta_cells("activation", c["hessian"]["delta"]),
         typed.PLATEAU,
         _plateau_cost,
         lambda w: f"hessian.delta.{w.activation}",
@@ -438,7 +412,7 @@ KINDS = (
     Kind(
         "landscape_cell",
         "landscape/{activation}/delta{delta}",
-        _landscape_cells,
+        lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
         typed.PLATEAU,
         _landscape_cost,
         lambda w: "landscape.delta",
@@ -449,7 +423,7 @@ KINDS = (
     Kind(
         "theory_sim_cell",
         "theory/sim/{model}/delta{delta}",
-        _referee_cells,
+        lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
         typed.REFEREE,
         _referee_cost,
         lambda w: f"theory.simulation.delta.{w.model}",
@@ -487,7 +461,7 @@ KINDS = (
     Kind(
         "escape_linear_cell",
         "escape/linear/{model}/delta{delta}",
-        lambda c: _case_cells(c["escape"]["cases"]),
+        lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
         typed.ESCAPE_LINEAR,
         _escape_cost("linear"),
         lambda w: f"escape.cases.{w.model}",
@@ -498,7 +472,7 @@ KINDS = (
     Kind(
         "escape_signal_cell",
         "escape/signal/{model}/delta{delta}",
-        lambda c: _case_cells(c["escape"]["signal"]["cases"]),
+        lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
         typed.ESCAPE_SIGNAL,
         _escape_cost("signal"),
         lambda w: f"escape.signal.cases.{w.model}",
@@ -670,7 +644,7 @@ def compute_jobs(config):
 
 
 CELL_COORDINATES = ("delta", "n_paths")
-"""Wildcards that place a job inside its family: no settings builder reads them (d is read: a sweep's
+"""Wildcards that place a job inside its family: no settings table reads them (d is read: a sweep's
 step budget grows with d, ``settings.SWEEP``)."""
 
 

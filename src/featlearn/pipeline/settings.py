@@ -204,7 +204,9 @@ class Table:
     """How one kind of job fills its settings class ``cls`` from the config: ``section`` (a pattern
     over the job's wildcards) is the config section whose keys override ``defaults``; ``sources``
     names the source of each field that is not a convention of that section (:func:`resolve`);
-    ``seed`` and the experiment name (part of every trial's identity) are common to all."""
+    ``seed`` and the experiment name (part of every trial's identity) are common to all.  Fields
+    are filled in class order, and a source sees the wildcards and the fields before it (a
+    convention's η needs ``activation``; the certificate's safety factor, ``loss`` and ``huber``)."""
 
     cls: type
     section: str | None
