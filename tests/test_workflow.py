@@ -442,10 +442,16 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
 
 def rule_scripts():
     """{rule: script}: a compute rule's from the job registry (its rule is generated from it, in
-    workflow/rules/jobs.smk), every other rule's read from the rule files' text."""
+    workflow/rules/jobs.smk), a table or figure rule's from its entry in results.smk, every other
+    rule's read from the rule files' text."""
     from featlearn.pipeline.jobs import KINDS
 
     out = {kind.rule: f"{kind.script}.py" for kind in KINDS}
+    entries = (ROOT / "workflow" / "rules" / "results.smk").read_text()
+    for name, body in re.findall(
+        r'^    "(\w+)": dict\((.*?)(?=^    "\w+": dict\(|^}$)', entries, re.M | re.S
+    ):
+        out[name] = re.search(r'script="(\w+)"', body).group(1) + ".py"
     for path in (ROOT / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"\n(?=rule )", path.read_text()):
             name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)

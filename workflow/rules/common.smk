@@ -113,6 +113,11 @@ def sweep_cells(name):
     return job_outputs("sweep_block", sweep=name)
 
 
+def sweep_tables(name):
+    """The cell table and the threshold fits of sweep ``name``."""
+    return [f"{RESULTS}/tables/{name}_cells.csv", f"{RESULTS}/tables/{name}_thresholds.csv"]
+
+
 def sweep_of_figure(stem):
     """The sweep whose phase figure has file stem ``stem`` (stems are unique: checked)."""
     return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
@@ -197,29 +202,6 @@ def job_output(rule):
     return directory(kind.pattern("output")) if kind.suffix == "" else kind.pattern("output")
 
 
-def job_log(rule):
-    return registry.KIND[rule].pattern("log")
-
-
-def job_benchmark(rule):
-    return registry.KIND[rule].pattern("benchmark")
-
-
-def job_constraints(rule):
-    return dict(registry.KIND[rule].constraints)
-
-
-def job_params(rule):
-    """The job's params: ``settings`` (exactly the fields its code reads) and the registry's extra
-    values, one input function each."""
-    kind = registry.KIND[rule]
-
-    def param(name):
-        return lambda w: kind.params(config, w)[name]
-
-    return {name: param(name) for name in ("settings", *kind.extra)}
-
-
 def job_inputs(kind):
     """Input function of a compute job: its code, the kind's other inputs and, for a kind that runs
     numba kernels, its warm kernel cache (and model kernel: ``kernel_cache``)."""
@@ -233,9 +215,14 @@ def job_inputs(kind):
     return inputs
 
 
-def job_rule_params(kind):
-    """A compute job's params (``job_params``) and, where it runs numba kernels, its cache directory."""
-    params = job_params(kind.rule)
+def job_params(kind):
+    """A compute job's params: ``settings`` (exactly the fields its code reads) and the registry's
+    extra values, one input function each, and, where it runs numba kernels, its cache directory."""
+
+    def param(name):
+        return lambda w: kind.params(config, w)[name]
+
+    params = {name: param(name) for name in ("settings", *kind.extra)}
     if kind.warm:
         params["cache_dir"] = lambda w, input: kernel_cache_dir(input.cache)
     return params
@@ -259,36 +246,18 @@ def job_outputs(rule, **match):
     return registry.outputs(config, rule, **match)
 
 
-def escape_cells(kind):
-    """Cells of the linear stage (``escape.cases``) or of the DMFT with signal (``escape.signal.cases``)."""
-    return job_outputs(f"escape_{kind}_cell")
-
-
-def prediction_cells(model, kind="prediction"):
-    return job_outputs(f"escape_{kind}_cell", model=model)
-
-
 def prediction_table_inputs(kind):
     """Input function: per model of ``escape.<kind>``, its cells, its sweep's cell table and fits."""
 
     def inputs(w):
         out = {}
         for model, spec in config["escape"][kind]["models"].items():
-            out[f"cells_{model}"] = prediction_cells(model, kind)
+            out[f"cells_{model}"] = job_outputs(f"escape_{kind}_cell", model=model)
             out[f"sweep_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_cells.csv"
             out[f"fits_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_thresholds.csv"
         return out
 
     return inputs
-
-
-def convention_scans():
-    """Every scan of the convention explorer (none without a ``conventions`` section)."""
-    return job_outputs("convention_scan")
-
-
-def convention_plateaus():
-    return job_outputs("convention_plateau")
 
 
 def finite_size_inputs(w):
@@ -351,10 +320,6 @@ def claims_inputs(w):
         "tables": [f"{RESULTS}/tables/{name}" for name in manifest.claim_tables(config)],
         "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
     }
-
-
-def landscape_cells():
-    return job_outputs("landscape_cell")
 
 
 THEORY_KINDS = manifest.THEORY_KINDS

@@ -16,13 +16,13 @@ for rule in registry.KIND:
         output:
             job_output(rule),
         log:
-            job_log(rule),
+            registry.KIND[rule].pattern("log"),
         benchmark:
-            job_benchmark(rule)
+            registry.KIND[rule].pattern("benchmark")
         wildcard_constraints:
-            **job_constraints(rule),
+            **dict(registry.KIND[rule].constraints),
         params:
-            **job_rule_params(registry.KIND[rule]),
+            **job_params(registry.KIND[rule]),
         threads: registry.KIND[rule].job_threads(config)
         resources:
             mem_mb=job_mem_mb(rule),

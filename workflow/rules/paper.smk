@@ -1,33 +1,9 @@
-# Stage 5: the reproduction manuscript (paper/manuscript.typ): the claims table with computed
-# verdicts, the numbers the text cites (results/paper/numbers.json), and the PDF (typst, from pip).
+# Stage 5: the reproduction manuscript (paper/manuscript.typ): the numbers the text cites
+# (results/paper/numbers.json) and the PDF (typst, from pip); its claims table comes from results.smk.
 
 
 localrules:
-    claims_table,
     manuscript,
-
-
-rule claims_table:
-    message:
-        "The paper's claims against the results: verdicts"
-    input:
-        unpack(claims_inputs),
-        code=code("claims_table.py"),
-    output:
-        table_output(f"{RESULTS}/tables/claims.csv"),
-    log:
-        f"{RESULTS}/logs/paper/claims.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/paper/claims.tsv"
-    params:
-        report_caption=report_caption,
-        tolerance=canonical(config["claims"]["tolerance"]),
-        paper=canonical(config["claims"]["paper"]),
-        roles=lambda w: claim_roles(),
-    conda:
-        ENV
-    script:
-        "../scripts/claims_table.py"
 
 
 rule manuscript:
@@ -39,7 +15,7 @@ rule manuscript:
         source="paper/manuscript.typ",
         claims=f"{RESULTS}/tables/claims.csv",
         prediction=f"{RESULTS}/tables/delta50_prediction.csv",
-        landscape=landscape_cells(),
+        landscape=job_outputs("landscape_cell"),
         figures=[figure_files(f.stem)[0] for f in FIGURES],
         benchmarks=[job.benchmark for job in registry.compute_jobs(config)],
         index=index_tables(),

@@ -1,0 +1,369 @@
+# Stages 3-5: tables and figures, computed from stored results only.  Every such rule comes from one
+# template (as the compute rules do, jobs.smk).  An entry names what the rule does (`what`, its
+# message), its script, what it reads besides its code (`input`; values may be input functions, and
+# `inputs` is an unpacked input function), what it writes (`output`: named, or `outputs`), its log
+# (`log`: the path under results/logs/ and results/benchmarks/) and what its script reads besides
+# the report caption (`params`).  Rules run on the submitting machine unless `local` is False.
+# A figure rule (`**FIGURE`) draws the stems the figure manifest (featlearn.pipeline.manifest) gives it.
+
+FIGURE = dict(what="Drawing {wildcards.stem}", log="figures/{stem}", figure=True)
+
+RESULT_RULES = {
+    # --- stage 2b: the optimal spectral method (no GD): theory curve and delta_alg ---
+    "spectral_theory": dict(
+        what="Asymptotic spectral overlap curve and delta_alg per link",
+        script="spectral_theory",
+        output=dict(
+            curve=table_output(f"{RESULTS}/tables/spectral_theory.csv"),
+            delta_alg=table_output(f"{RESULTS}/tables/delta_alg.csv"),
+        ),
+        log="spectral/theory",
+        params=dict(
+            link=config["spectral"]["link"],
+            noise=config["spectral"]["noise"],
+            delta_max=max(config["spectral"]["delta"]),
+            points=config["spectral"]["theory_points"],
+        ),
+    ),
+    # --- stage 2c: the Hessian at the restricted-GD plateau (docs/outlier.md) ---
+    "hessian_table": dict(
+        what="Collecting the plateau spectra of {wildcards.activation}",
+        script="hessian_table",
+        input=dict(cells=lambda w: job_outputs("hessian_cell", activation=w.activation)),
+        outputs=[table_output(f"{RESULTS}/tables/hessian_{{activation}}.csv")],
+        log="hessian/table_{activation}",
+    ),
+    "spectral_threshold_table": dict(
+        what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
+        script="spectral_threshold_table",
+        inputs=spectral_threshold_inputs,
+        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
+        outputs=[table_output(f"{RESULTS}/tables/spectral_threshold.csv")],
+        log="hessian/spectral_threshold",
+        params=dict(
+            theory=canonical(config["theory"]["hessian_overlay"]),
+            activations=sorted(config.get("spectral_threshold", {}).get("delta", {})),
+        ),
+    ),
+    # --- stage 2d: theory (DMFT, outlier, static fixed point) against its simulated referee ---
+    "theory_tables": dict(
+        what="Theory thresholds and theory-vs-simulation agreement tables",
+        script="theory_tables",
+        input=dict(**theory_inputs(), thresholds=f"{RESULTS}/tables/thresholds.csv"),
+        outputs=[table_output(f"{RESULTS}/tables/{name}") for name in THEORY_TABLES],
+        log="theory/tables",
+        params=dict(
+            models=theory_model_params()[0],
+            n_paths=theory_model_params()[1],
+            report_steps=config["theory"]["report_steps"],
+            horizon=config["theory"]["horizon"],
+            validation=canonical(config["theory"]["validation"]),
+        ),
+    ),
+    # --- stage 2e: the escape (docs/escape.md): the hard coordinate's linear stage, the DMFT with
+    # signal, and the success they predict ---
+    "escape_linear_table": dict(
+        what="Linear stage of the escape: theory vs simulation table and figure",
+        script="escape_linear_table",
+        input=dict(cells=job_outputs("escape_linear_cell")),
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/escape_linear_stage.csv"),
+            referee=table_output(f"{RESULTS}/tables/escape_referee_trials.csv"),
+            figure=figure_outputs("extra_escape_linear_stage"),
+        ),
+        log="escape/linear_table",
+        params=dict(report_steps=config["escape"]["report_steps"]),
+    ),
+    "escape_signal_table": dict(
+        what="DMFT with signal vs planted-overlap GD: table",
+        script="escape_signal_table",
+        input=dict(cells=job_outputs("escape_signal_cell")),
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/escape_signal.csv"),
+            runs=table_output(f"{RESULTS}/tables/escape_signal_runs.csv"),
+        ),
+        log="escape/signal_table",
+        params=dict(report_steps=config["escape"]["report_steps"]),
+        local=False,
+    ),
+    "escape_prediction_table": dict(
+        what="Predicted vs measured success and delta50(d): tables and figure",
+        script="escape_prediction_table",
+        inputs=prediction_table_inputs("prediction"),
+        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/escape_prediction.csv"),
+            delta50=table_output(f"{RESULTS}/tables/delta50_prediction.csv"),
+            figure=figure_outputs("extra_escape_prediction"),
+        ),
+        log="escape/prediction_table",
+        params=dict(
+            models=canonical(config["escape"]["prediction"]["models"]),
+            settings=lambda w: {m: typed.PREDICTION.build(config, model=m).asdict() for m in config["escape"]["prediction"]["models"]},
+            tolerance=config["escape"]["prediction"]["tolerance"],
+            level="rho_c",
+        ),
+        local=False,
+    ),
+    "escape_two_stage_table": dict(
+        what="Two-stage prediction vs measured success and delta50(d): tables and figure",
+        script="escape_prediction_table",
+        inputs=prediction_table_inputs("two_stage"),
+        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/escape_two_stage.csv"),
+            delta50=table_output(f"{RESULTS}/tables/delta50_two_stage.csv"),
+            scans=table_output(f"{RESULTS}/tables/escape_two_stage_scans.csv"),
+            figure=figure_outputs("extra_escape_two_stage"),
+        ),
+        log="escape/two_stage_table",
+        params=dict(
+            models=lambda w: canonical(config["escape"]["two_stage"]["models"]),
+            settings=lambda w: {m: typed.TWO_STAGE.build(config, model=m).asdict() for m in config["escape"]["two_stage"]["models"]},
+            tolerance=config["escape"]["prediction"]["tolerance"],
+            level="t0",
+        ),
+        local=False,
+    ),
+    # --- the convention explorer (overlay workflow/configs/conventions.yaml): which modelling
+    # conventions reproduce the paper's three headline numbers; nothing runs without `conventions:` ---
+    "convention_table": dict(
+        what="Conventions ranked against the paper's three numbers: table and figure",
+        script="convention_table",
+        input=dict(scans=job_outputs("convention_scan"), plateaus=job_outputs("convention_plateau")),
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/conventions.csv"),
+            scans=table_output(f"{RESULTS}/tables/convention_scans.csv"),
+            figure=figure_outputs("extra_conventions"),
+        ),
+        log="conventions/table",
+        params=dict(
+            conventions=lambda w: {name: typed.convention_keys(config, name) for name in config["conventions"]["grid"]},
+            paper=canonical(config["conventions"]["paper"]) if "conventions" in config else {},
+            tolerance=canonical(config["conventions"]["tolerance"]) if "conventions" in config else {},
+        ),
+    ),
+    # --- finite-size analysis of the GD thresholds (docs/finite_size.md): delta50(d) per model, the
+    # laws of its growth by the joint likelihood of every cell, what they decide about d -> inf ---
+    "finite_size_scaling": dict(
+        what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, figure",
+        script="finite_size_scaling",
+        inputs=finite_size_inputs,
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/finite_size_scaling.csv"),
+            summary=table_output(f"{RESULTS}/tables/finite_size_summary.csv"),
+            points=table_output(f"{RESULTS}/tables/finite_size_points.csv"),
+            collapse=table_output(f"{RESULTS}/tables/finite_size_collapse.csv"),
+            decide=table_output(f"{RESULTS}/tables/finite_size_decide.csv"),
+            figure=figure_outputs(config["finite_size"]["stem"]),
+        ),
+        log="finite_size/scaling",
+        params=dict(
+            models=canonical(config["finite_size"]["models"]),
+            bootstrap=config["finite_size"]["bootstrap"],
+            level=config["finite_size"]["level"],
+            limit_range=config["finite_size"]["limit_range"],
+            min_d=config["finite_size"]["min_d"],
+            pricing=finite_size_pricing(),
+            seed=config["seed"],
+            paper=canonical(config["claims"]["paper"]),
+        ),
+    ),
+    "finite_size_refine": dict(
+        what="Second-pass delta placement around each d's crossing (an overlay, built on request)",
+        script="finite_size_refine",
+        inputs=finite_size_inputs,
+        outputs=[f"{RESULTS}/finite_size/refine.yaml"],
+        log="finite_size/refine",
+        params=dict(
+            models=canonical(config["finite_size"]["models"]),
+            refine=canonical(config["finite_size"]["refine"]),
+            grids=lambda w: finite_size_grids(),
+        ),
+    ),
+    # --- the designer (docs/design.md, overlay workflow/configs/design.yaml): the sweeps the theory
+    # asks for (read from the theory alone, so pass 2 does not rewrite them) and the design table ---
+    "design_sweeps": dict(
+        what="The GD sweeps the theory asks for: its best and worst designs and the included ones (an overlay for pass 2)",
+        script="design_sweeps",
+        input=dict(theory=lambda w: job_outputs("design_theory")),
+        outputs=[f"{RESULTS}/design/design_sweeps.yaml"],
+        log="design/sweeps",
+        params=dict(design=canonical(config.get("design", {})), settings=lambda w: design_settings_params()),
+    ),
+    "design_table": dict(
+        what="Design table and figure",
+        script="design_table",
+        inputs=design_inputs,
+        output=dict(
+            table=table_output(f"{RESULTS}/tables/design.csv"),
+            figure=figure_outputs(config["design"]["stem"]) if config.get("design") else [],
+        ),
+        log="design/table",
+        params=dict(
+            design=canonical(config.get("design", {})),
+            settings=lambda w: design_settings_params(),
+            swept=lambda w: design_sweeps(),
+        ),
+    ),
+    # --- stage 3: cell summaries and threshold fits ---
+    "aggregate_sweep": dict(
+        what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
+        script="aggregate_sweep",
+        input=dict(cells=lambda w: sweep_cells(w.sweep)),
+        output=dict(
+            cells=table_output(f"{RESULTS}/tables/{{sweep}}_cells.csv"),
+            thresholds=table_output(f"{RESULTS}/tables/{{sweep}}_thresholds.csv"),
+        ),
+        log="aggregate/{sweep}",
+        constraints=dict(sweep="|".join(config["sweeps"])),
+    ),
+    "threshold_table": dict(
+        what="Collecting the threshold table",
+        script="threshold_table",
+        input=dict(
+            # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
+            sweeps=[sweep_tables(name)[1] for name in config["sweeps"] if name != config["easy_hard"]["sweep"]],
+            delta_alg=f"{RESULTS}/tables/delta_alg.csv",
+        ),
+        outputs=[table_output(f"{RESULTS}/tables/thresholds.csv")],
+        log="threshold_table",
+        resources=dict(mem_mb=500, runtime=5),
+    ),
+    # --- stage 4: figures ---
+    "phase_figure": dict(
+        **FIGURE,
+        script="plot_phase",
+        inputs=lambda w: prediction_inputs(sweep_of_figure(w.stem)),
+        input=dict(
+            cells=lambda w: sweep_tables(sweep_of_figure(w.stem))[0],
+            thresholds=lambda w: sweep_tables(sweep_of_figure(w.stem))[1],
+        ),
+        params=dict(title=lambda w: phase_title(w.stem), sweep=lambda w: sweep_of_figure(w.stem)),
+    ),
+    "grokking_figure": dict(**FIGURE, script="plot_grokking", input=dict(run=f"{RESULTS}/grokking/{{stem}}.npz")),
+    "spectral_figure": dict(
+        **FIGURE,
+        script="plot_spectral",
+        inputs=lambda w: prediction_inputs(config["figure1"]["random"]),
+        input=dict(
+            random_cells=sweep_tables(config["figure1"]["random"])[0],
+            random_fits=sweep_tables(config["figure1"]["random"])[1],
+            spectral_cells=sweep_tables(config["figure1"]["spectral"])[0],
+            spectral_fits=sweep_tables(config["figure1"]["spectral"])[1],
+            overlaps=expand(f"{RESULTS}/spectral/overlap_d{{d}}.csv", d=config["spectral"]["d"]),
+            theory=f"{RESULTS}/tables/spectral_theory.csv",
+            delta_alg=f"{RESULTS}/tables/delta_alg.csv",
+        ),
+        params=dict(link=config["spectral"]["link"], sweep=config["figure1"]["random"]),
+    ),
+    "hessian_spectrum_figure": dict(
+        **FIGURE,
+        script="plot_hessian_spectrum",
+        input=dict(
+            cells=[
+                f for act, pair in config["hessian"]["histogram"].items() for dl in pair
+                for f in job_outputs("hessian_cell", activation=act, delta=dl)
+            ],
+        ),
+    ),
+    "hessian_delta_figure": dict(
+        **FIGURE,
+        script="plot_hessian_delta",
+        input=dict(
+            tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
+            fixed_points=[f"{RESULTS}/theory/fixed_point/{m}.npz" for m in config["theory"]["hessian_overlay"].values()],
+        ),
+        params=dict(overlay=canonical(config["theory"]["hessian_overlay"])),
+    ),
+    "hessian_trajectory_figure": dict(**FIGURE, script="plot_hessian_trajectory", input=dict(cells=job_outputs("hessian_cell"))),
+    "landscape_figure": dict(**FIGURE, script="plot_landscape", input=dict(cells=job_outputs("landscape_cell"))),
+    "sweep_escape_steps_figure": dict(
+        **FIGURE,
+        script="plot_sweep_escape_steps",
+        input=dict(tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"]))),
+        params=dict(sweeps=sorted(config["sweeps"])),  # sorted: config key order must not look like a change
+    ),
+    "theory_figure": dict(
+        **FIGURE,
+        script="plot_theory",
+        input=dict(
+            **theory_inputs(),
+            # only the δ_NN figure draws the empirical thresholds from the table
+            table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if THEORY_KINDS[w.stem] == "delta_nn" else [],
+        ),
+        params=dict(models=theory_model_params()[0], n_paths=theory_model_params()[1], kind=lambda w: THEORY_KINDS[w.stem]),
+        local=False,
+    ),
+    "width_figure": dict(
+        **FIGURE,
+        script="plot_width",
+        input=dict(
+            cells=[sweep_tables(s)[0] for group in config["width"]["groups"].values() for s in group],
+            fits=[sweep_tables(s)[1] for group in config["width"]["groups"].values() for s in group],
+        ),
+        params=dict(
+            groups=config["width"]["groups"],
+            widths={name: typed.SWEEP.build(config, sweep=name).m for g in config["width"]["groups"].values() for name in g},
+        ),
+    ),
+    "easy_hard_figure": dict(
+        what="Drawing easy vs hard direction learning",
+        script="plot_easy_hard",
+        input=dict(cells=lambda w: sweep_cells(config["easy_hard"]["sweep"])),
+        output=dict(
+            figure=figure_outputs(config["easy_hard"]["stem"]),
+            table=table_output(f"{RESULTS}/tables/{config['easy_hard']['stem']}_learning_steps.csv"),
+        ),
+        log=f"figures/{config['easy_hard']['stem']}",
+        params=dict(level=config["easy_hard"]["learned_overlap"]),
+    ),
+    # --- stage 5: the claims table with computed verdicts (the manuscript: paper.smk) ---
+    "claims_table": dict(
+        what="The paper's claims against the results: verdicts",
+        script="claims_table",
+        inputs=claims_inputs,
+        outputs=[table_output(f"{RESULTS}/tables/claims.csv")],
+        log="paper/claims",
+        params=dict(
+            tolerance=canonical(config["claims"]["tolerance"]),
+            paper=canonical(config["claims"]["paper"]),
+            roles=lambda w: claim_roles(),
+        ),
+    ),
+}
+
+
+# The loop variable is called `rule` for the reason given in jobs.smk (the script directive is
+# evaluated again when a job runs, with `rule` the job's rule name).
+for rule in RESULT_RULES:
+
+    rule:
+        name:
+            rule
+        message:
+            RESULT_RULES[rule]["what"]
+        localrule: RESULT_RULES[rule].get("local", True)
+        input:
+            unpack(RESULT_RULES[rule].get("inputs", lambda w: {})),
+            code=code(f"{RESULT_RULES[rule]['script']}.py"),
+            **RESULT_RULES[rule].get("input", {}),
+        output:
+            *(figure_outputs("{stem}") if RESULT_RULES[rule].get("figure") else RESULT_RULES[rule].get("outputs", [])),
+            **RESULT_RULES[rule].get("output", {}),
+        log:
+            f"{RESULTS}/logs/{RESULT_RULES[rule]['log']}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/{RESULT_RULES[rule]['log']}.tsv"
+        wildcard_constraints:
+            **RESULT_RULES[rule].get("constraints", {}),
+            **({"stem": stem_constraint(rule)} if RESULT_RULES[rule].get("figure") else {}),
+        params:
+            report_caption=report_caption,
+            **RESULT_RULES[rule].get("params", {}),
+        resources:
+            **RESULT_RULES[rule].get("resources", {}),
+        conda:
+            ENV
+        script:
+            f"../scripts/{RESULT_RULES[rule]['script']}.py"
