@@ -260,3 +260,37 @@ def test_every_reference_pattern_matches_entries_of_some_config():
         assert any(list(checks._entries(c, pattern.split("."))) for c in configs), pattern
     for config in configs:
         checks.references(config)
+
+
+def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
+    """``settings.Table`` on a synthetic config: a convention comes from the section, else the
+    activation's table (lr, steps), else ``defaults``, else its optional value; a key tuple takes its
+    first present key; a Fixed value has no origin; a function source sees the fields before it."""
+    names = ("seed", "experiment", "activation", "lr", "steps", "m", "huber", "d", "twice")
+    cls = settings.settings_class("ToySettings", "a toy", names)
+    config = {
+        "seed": 7,
+        "defaults": {"m": 1, "lr": 0.5},  # lr is no convention: defaults.lr is never read
+        "learning_rate": {"relu": 2.0},
+        "steps": {"relu": 10},
+        "runs": {"a": {"activation": "relu", "m": 3}, "b": {"activation": "tanh"}},
+    }
+    sources = {
+        "steps": ("runs.{run}.steps", "steps.{activation}"),
+        "d": settings.Fixed(100),
+        "twice": lambda c, x: (2 * x["m"], ("runs", "m")),
+    }
+    a = settings.Table(cls, "runs.{run}", "run_{run}", sources).build(config, run="a")
+    assert a.asdict() == dict(zip(names, (7, "run_a", "relu", 2.0, 10, 3, None, 100, 6), strict=True))
+    assert a.origin == {
+        "seed": "seed",
+        "activation": "runs.a.activation",
+        "lr": "learning_rate.relu",
+        "steps": "steps.relu",
+        "m": "runs.a.m",
+        "huber": "defaults.huber",
+        "twice": ("runs", "m"),
+    }
+    with pytest.raises(KeyError, match="runs.b.lr, learning_rate.tanh"):  # tanh has no η anywhere
+        settings.Table(cls, "runs.{run}", "run_{run}", sources).build(config, run="b")
+    assert settings.convention(config, "m", {"section": "runs.b"}) == (1, "defaults.m")
