@@ -116,43 +116,6 @@ def loss_thresholds(config):
             )
 
 
-def _activation_uses(config):
-    """(config key, activation name) of every place the config names an activation: the sections'
-    ``activation`` and the keys of the per-activation tables."""
-    sections = {
-        "sweeps": config["sweeps"],
-        "grokking": config["grokking"],
-        "theory.models": config["theory"]["models"],
-        "design.designs": config.get("design", {}).get("designs", {}),
-    }
-    for path, section in sections.items():
-        for name, spec in section.items():
-            yield f"{path}.{name}.activation", spec["activation"]
-    yield "landscape.activation", config["landscape"]["activation"]
-    if config.get("conventions"):
-        yield "conventions.plateau.activation", config["conventions"]["plateau"]["activation"]
-    tables = {
-        "learning_rate": config["learning_rate"],
-        "steps": config["steps"],
-        "hessian.delta": config["hessian"]["delta"],
-        "hessian.histogram": config["hessian"]["histogram"],
-    }
-    for path, table in tables.items():
-        for name in table:
-            yield f"{path}.{name}", name
-
-
-def activation_references(config):
-    """Every activation the config names is a built-in one or a config activation."""
-    known = {*catalogue.BUILT_IN, *kernels.config_activations(config)}
-    built_in = ", ".join(catalogue.BUILT_IN)
-    for key, name in _activation_uses(config):
-        if name not in known:
-            raise ConfigError(
-                key, f"{name!r} is neither a built-in activation ({built_in}) nor in activations"
-            )
-
-
 def _link_uses(config):
     """(config key, link) of every place the config names a link (a key ``link``)."""
     for key, value in _walk(config):
@@ -210,7 +173,24 @@ def link_requirements(config):
             raise ConfigError(key, f"{name!r} is constant: y carries no information")
 
 
+def _activations(config):
+    """The activations a config may name (the built-in ones and its own) and what a wrong one is not."""
+    built_in = ", ".join(catalogue.BUILT_IN)
+    names = (*catalogue.BUILT_IN, *kernels.config_activations(config))
+    return names, f"is neither a built-in activation ({built_in}) nor in activations"
+
+
+ACTIVATION_USES = (
+    *(f"{section}.*.activation" for section in ("sweeps", "grokking", "theory.models", "design.designs")),
+    "landscape.activation",
+    "conventions.plateau.activation",
+    *(f"{table}.<>" for table in ("learning_rate", "steps", "hessian.delta", "hessian.histogram")),
+)
+"""Every place the config names an activation: a section's ``activation`` and the keys of the
+per-activation tables."""
+
 REFERENCES = (
+    *((pattern, _activations) for pattern in ACTIVATION_USES),
     ("figure1.random", "sweeps"),
     ("figure1.spectral", "sweeps"),
     ("easy_hard.sweep", "sweeps"),
@@ -239,7 +219,8 @@ REFERENCES = (
 )
 """(entries, what they name, why): every config entry matching the dotted pattern (``*`` any key
 or index, ``<>`` the keys of a dict) names a key of the dict, or an element of the list, at the
-target path (``{0}``: the pattern's first ``*``)."""
+target path (``{0}``: the pattern's first ``*``), or one of the names a function of the config
+gives (with what a wrong name is not)."""
 
 
 def _entries(node, parts, path=(), caught=()):
@@ -261,14 +242,17 @@ def references(config):
     """Every entry of ``REFERENCES`` names what it must."""
     for pattern, target, *why in REFERENCES:
         for key, value, caught in _entries(config, pattern.split(".")):
-            path = target.format(*caught)
-            try:
-                names = settings.lookup(config, path)[0]
-            except KeyError:
-                names = ()
+            if callable(target):
+                names, what = target(config)
+            else:
+                path = target.format(*caught)
+                try:
+                    names = settings.lookup(config, path)[0]
+                except KeyError:
+                    names = ()
+                what = f"is not in {path} ({', '.join(map(str, names)) or 'none'})"
             if value not in names:
-                listed = ", ".join(map(str, names)) or "none"
-                raise ConfigError(key, f"{value!r} is not in {path} ({listed}){': ' + why[0] if why else ''}")
+                raise ConfigError(key, f"{value!r} {what}{': ' + why[0] if why else ''}")
 
 
 def easy_hard_link(config):
@@ -397,7 +381,6 @@ CHECKS = (
     finite_numbers,
     link_expressions,
     config_activations,
-    activation_references,
     config_losses,
     loss_references,
     references,
