@@ -1,5 +1,5 @@
-# Stages 3-5: tables and figures, computed from stored results only.  Every such rule comes from one
-# template (as the compute rules do, jobs.smk).  An entry names what the rule does (`what`, its
+# Every table and figure rule: computed from stored results only, each from one template (as the
+# compute rules are, jobs.smk).  An entry names what the rule does (`what`, its
 # message), its script, what it reads besides its code (`input`; values may be input functions, and
 # `inputs` is an unpacked input function), what it writes (`output`: named, or `outputs`), its log
 # (`log`: the path under results/logs/ and results/benchmarks/) and what its script reads besides
