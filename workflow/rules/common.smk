@@ -253,8 +253,7 @@ def prediction_table_inputs(kind):
         out = {}
         for model, spec in config["escape"][kind]["models"].items():
             out[f"cells_{model}"] = job_outputs(f"escape_{kind}_cell", model=model)
-            out[f"sweep_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_cells.csv"
-            out[f"fits_{model}"] = f"{RESULTS}/tables/{spec['sweep']}_thresholds.csv"
+            out[f"sweep_{model}"], out[f"fits_{model}"] = sweep_tables(spec["sweep"])
         return out
 
     return inputs
@@ -263,7 +262,7 @@ def prediction_table_inputs(kind):
 def finite_size_inputs(w):
     """Per model its sweep's cell table; the theory thresholds for delta_NN(inf)."""
     models = config["finite_size"]["models"]
-    out = {f"cells_{m}": f"{RESULTS}/tables/{spec['sweep']}_cells.csv" for m, spec in models.items()}
+    out = {f"cells_{m}": sweep_tables(spec["sweep"])[0] for m, spec in models.items()}
     return out | {"theory": f"{RESULTS}/tables/theory_thresholds.csv"}
 
 
@@ -282,7 +281,7 @@ def design_inputs(w):
     """Every design's theory, the family's minimum (if any) and the threshold table of each sweep
     that names a design."""
     out = {"theory": job_outputs("design_theory"), "family": job_outputs("design_family")}
-    return out | {"thresholds": [f"{RESULTS}/tables/{sweep}_thresholds.csv" for sweep in design_sweeps().values()]}
+    return out | {"thresholds": [sweep_tables(sweep)[1] for sweep in design_sweeps().values()]}
 
 
 def finite_size_grids():

@@ -6,6 +6,7 @@
 # the report caption (`params`).  Rules run on the submitting machine unless `local` is False.
 # A figure rule (`**FIGURE`) draws the stems the figure manifest (featlearn.pipeline.manifest) gives it.
 
+THEORY_MODELS, THEORY_N_PATHS = theory_model_params()  # each model's settings and main N, built once
 FIGURE = dict(what="Drawing {wildcards.stem}", log="figures/{stem}", figure=True)
 
 RESULT_RULES = {
@@ -53,8 +54,8 @@ RESULT_RULES = {
         outputs=[table_output(f"{RESULTS}/tables/{name}") for name in THEORY_TABLES],
         log="theory/tables",
         params=dict(
-            models=theory_model_params()[0],
-            n_paths=theory_model_params()[1],
+            models=THEORY_MODELS,
+            n_paths=THEORY_N_PATHS,
             report_steps=config["theory"]["report_steps"],
             horizon=config["theory"]["horizon"],
             validation=canonical(config["theory"]["validation"]),
@@ -281,7 +282,7 @@ RESULT_RULES = {
     "sweep_escape_steps_figure": dict(
         **FIGURE,
         script="plot_sweep_escape_steps",
-        input=dict(tables=expand(f"{RESULTS}/tables/{{sweep}}_cells.csv", sweep=sorted(config["sweeps"]))),
+        input=dict(tables=[sweep_tables(name)[0] for name in sorted(config["sweeps"])]),
         params=dict(sweeps=sorted(config["sweeps"])),  # sorted: config key order must not look like a change
     ),
     "theory_figure": dict(
@@ -292,7 +293,7 @@ RESULT_RULES = {
             # only the δ_NN figure draws the empirical thresholds from the table
             table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if THEORY_KINDS[w.stem] == "delta_nn" else [],
         ),
-        params=dict(models=theory_model_params()[0], n_paths=theory_model_params()[1], kind=lambda w: THEORY_KINDS[w.stem]),
+        params=dict(models=THEORY_MODELS, n_paths=THEORY_N_PATHS, kind=lambda w: THEORY_KINDS[w.stem]),
         local=False,
     ),
     "width_figure": dict(
