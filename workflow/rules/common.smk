@@ -228,17 +228,13 @@ def job_params(kind):
     return params
 
 
-def job_cost(rule, w):
-    kind = registry.KIND[rule]
-    return kind.cost(config, w, kind.build(config, w))
+def job_resources(rule):
+    """A compute job's memory (MB) and runtime (minutes) requests, from the registry's cost."""
 
+    def cost(w):
+        return registry.job(config, rule, dict(w.items()))
 
-def job_mem_mb(rule):
-    return lambda w: int(job_cost(rule, w)[0])
-
-
-def job_runtime(rule):
-    return lambda w: estimate.minutes(job_cost(rule, w)[1])
+    return {"mem_mb": lambda w: cost(w).mem_mb, "runtime": lambda w: estimate.minutes(cost(w).seconds)}
 
 
 def job_outputs(rule, **match):

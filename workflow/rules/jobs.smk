@@ -25,8 +25,7 @@ for rule in registry.KIND:
             **job_params(registry.KIND[rule]),
         threads: registry.KIND[rule].job_threads(config)
         resources:
-            mem_mb=job_mem_mb(rule),
-            runtime=job_runtime(rule),
+            **job_resources(rule),
         conda:
             ENV
         script:

@@ -12,16 +12,18 @@ A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
 * ``extra``: the other values its code reads (``params.<name>``), each from a source of the same
   kind as a settings field (``settings.resolve``: a config key pattern over the wildcards, or a
   function giving the value and its key), so that every param has its origin;
-* ``cost``: its memory (MB) and upper-bound runtime (seconds) (``featlearn.pipeline.resources``);
-* ``section``: the config key its cells come from (named by the memory pre-flight);
-* ``script``, ``what``, ``warm``, ``inputs``: what its rule runs, says, and reads.
+* ``cost``: its memory (MB) and upper-bound runtime (seconds), a function of ``featlearn.pipeline.resources``;
+* ``section``: the config key its cells come from (named by the memory pre-flight), a pattern
+  over the wildcards;
+* ``script``, ``what``, ``warm``, ``inputs``: what its rule runs (``workflow/scripts/<script>.py``,
+  by default the rule's name), says, and reads.
 
 One rule per kind is generated from this table (``workflow/rules/jobs.smk``); the cost estimate
 (``featlearn.plan``), the memory pre-flight (``featlearn.pipeline.checks.memory``) and the tests read
 it too, so the list of jobs and their resources exist once.
 """
 
-import math
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -44,15 +46,18 @@ class Kind:
     cells: Callable  # config -> [dict of wildcard strings]
     settings: typed.Table  # fills the job's settings from the config
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
-    section: Callable  # wildcards -> config key the cell comes from
+    section: str  # the config key the cell comes from (a pattern over the wildcards)
     suffix: str = ".npz"
-    script: str = ""  # workflow/scripts/<script>.py runs a job
+    script: str = ""  # workflow/scripts/<script>.py runs a job ("": the rule's name)
     what: str = ""  # what a job does (its message, followed by its wildcards)
     warm: bool = True  # runs numba kernels: gets a warm kernel cache (and its model kernel)
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
     constraints: tuple = ()  # (wildcard, regex)
     threads: str = "config"  # "config": config["threads"]; "one": 1
     extra: dict = field(default_factory=dict)  # param -> a source of ``settings.resolve``
+
+    def __post_init__(self):
+        object.__setattr__(self, "script", self.script or self.rule)
 
     def build(self, config, w):
         """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace)."""
@@ -125,19 +130,22 @@ def _sweep_blocks(config):
     ]
 
 
+def _grid(**axes):
+    """Every combination of the values of ``axes`` ({wildcard: values}, the last varying fastest),
+    as wildcard strings (δ by :func:`fmt`)."""
+    combos = itertools.product(*axes.values())
+    return [{k: fmt(v) if k == "delta" else str(v) for k, v in zip(axes, c, strict=True)} for c in combos]
+
+
 def _delta_cells(name, grids):
     """The cells {name: key, "delta": δ} of ``grids`` ({key: its δ list})."""
-    return [{name: key, "delta": fmt(dl)} for key, deltas in grids.items() for dl in deltas]
+    return [cell for key, deltas in grids.items() for cell in _grid(**{name: [key]}, delta=deltas)]
 
 
 def _spectral_threshold_cells(config):
     scan = config.get("spectral_threshold") or {"d": [], "delta": {}}
-    return [
-        {"activation": act, "d": str(d), "delta": fmt(dl)}
-        for act, deltas in scan["delta"].items()
-        for d in scan["d"]
-        for dl in deltas
-    ]
+    grids = scan["delta"].items()
+    return [c for act, deltas in grids for c in _grid(activation=[act], d=scan["d"], delta=deltas)]
 
 
 def main_n_paths(config, model):
@@ -158,10 +166,6 @@ def _dmft_cells(config):
     ]
 
 
-def _model_cells(config):
-    return [{"model": m} for m in config["theory"]["models"]]
-
-
 def _predicted_cells(kind):
     def cells(config):
         section = config["escape"].get(kind)
@@ -174,27 +178,7 @@ def _predicted_cells(kind):
 
 def _convention_scan_cells(config):
     spec = config.get("conventions")
-    if not spec:
-        return []
-    return [
-        {"convention": name, "activation": act, "d": str(d)}
-        for name in spec["grid"]
-        for act in spec["activations"]
-        for d in spec["d"]
-    ]
-
-
-def _convention_plateau_cells(config):
-    spec = config.get("conventions")
-    return [{"convention": name} for name in spec["grid"]] if spec else []
-
-
-def _design_cells(config):
-    return [{"design": name} for name in config["design"]["designs"]] if config.get("design") else []
-
-
-def _design_family_cells(config):
-    return [{"family": "family"}] if config.get("design", {}).get("family") else []
+    return _grid(convention=spec["grid"], activation=spec["activations"], d=spec["d"]) if spec else []
 
 
 # --- extra params: {param: a source of ``settings.resolve``} ----------------------------------------
@@ -219,133 +203,6 @@ def _convention_report(config, x):
     return typed.convention_keys(config, x["convention"])["report"], typed.lookup(config, *keys)[1]
 
 
-# --- costs ---------------------------------------------------------------------------------------
-
-
-def _gd_cost(d, delta, s, trials):
-    return (
-        resources.gd_cell_mem_mb(d, delta, s.n_test, s.dtype),
-        resources.gd_cell_seconds(d, delta, s.dtype, s.steps, trials, s.m),
-    )
-
-
-def _sweep_cost(config, w, s):
-    return _gd_cost(int(w.d), float(w.delta), s, s.trials)
-
-
-def _long_run_cost(config, w, s):
-    data = typed.DATASET.build(config, name=w.name)  # the run's geometry is its dataset's
-    mb = resources.gd_cell_mem_mb(data.d, data.delta, data.n_test, data.dtype)
-    return mb, resources.gd_cell_seconds(data.d, data.delta, data.dtype, s.steps, 1, data.m)
-
-
-def _dataset_cost(config, w, s):
-    return resources.gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype), resources.JOB_START
-
-
-def _plateau_cost(config, w, s):
-    delta = float(w.delta)
-    seconds = resources.restricted_seconds(s.d, delta, s.steps, s.seeds, s.checkpoints + 1, s.m)
-    return resources.restricted_mem_mb(s.d, delta, s.m), seconds
-
-
-def _landscape_cost(config, w, s):
-    delta = float(w.delta)
-    return resources.restricted_mem_mb(s.d, delta, s.m), resources.landscape_seconds(s.d, delta, s.steps, s.m)
-
-
-def _referee_cost(config, w, s):
-    delta = float(w.delta)
-    seconds = resources.restricted_seconds(s.d, delta, s.steps, s.seeds, len(s.spectrum_steps))
-    return resources.restricted_mem_mb(s.d, delta), seconds
-
-
-def _dmft_cost(config, w, s):
-    n, horizon = int(w.n_paths), config["theory"]["horizon"]
-    solves = len(config["theory"]["models"][w.model]["delta"]) * config["theory"]["replicas"]
-    return resources.dmft_mem_mb(n, horizon), resources.dmft_seconds(n, horizon, solves)
-
-
-BRENT_SOLVES = 20
-"""Fixed-point solves charged for refining δ_NN(∞) by Brent's method (xtol 1e-4 on a scan interval
-of ratio ≤ 1.2 takes about ten; charged twice)."""
-
-
-def _fixed_point_cost(config, w, s):
-    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
-    seconds = resources.fixed_point_seconds(nodes, len(deltas) + BRENT_SOLVES)
-    return resources.fixed_point_mem_mb(nodes), seconds
-
-
-FAMILY_PROCESS_SECONDS = 30.0
-"""Start-up of one family evaluation's process: imports and the numba compilation of σ_α's kernels."""
-
-
-def _design_cost(config, w, s):
-    nodes, design = config["theory"]["fixed_point_nodes"], config["design"]
-    dmft = design["dmft"]
-    seconds = resources.fixed_point_seconds(nodes, design["search"]["points"] + BRENT_SOLVES)
-    seconds += resources.dmft_seconds(
-        dmft["n_paths"], dmft["horizon"], len(dmft["factors"]) * dmft["replicas"]
-    )
-    return resources.dmft_mem_mb(dmft["n_paths"], dmft["horizon"]), seconds
-
-
-def family_evaluations(bounds, xatol):
-    """Upper bound of the evaluations of Brent's bounded minimisation: 5 to start, then at most 3 per
-    halving of the interval down to ``xatol`` (golden-section steps when parabolic ones fail)."""
-    return 5 + 3 * math.ceil(math.log2((bounds[1] - bounds[0]) / xatol))
-
-
-def _design_family_cost(config, w, s):
-    nodes, design = config["theory"]["fixed_point_nodes"], config["design"]
-    family = design["family"]
-    per = (
-        resources.fixed_point_seconds(nodes, design["search"]["points"] + BRENT_SOLVES)
-        + FAMILY_PROCESS_SECONDS
-    )
-    return resources.fixed_point_mem_mb(nodes), family_evaluations(family["bounds"], family["xatol"]) * per
-
-
-def _escape_cost(kind):
-    def cost(config, w, s):
-        return resources.escape_cell(kind, s, float(w.delta), config["escape"]["signal"]["m0"])
-
-    return cost
-
-
-def _prediction_cost(config, w, s):
-    return (
-        resources.prediction_mem_mb(s.n_paths, s.horizon, s.samples),
-        resources.prediction_seconds(s.n_paths, s.horizon, s.samples, len(s.d), len(s.rho_c)),
-    )
-
-
-def _two_stage_cost(config, w, s):
-    return (
-        resources.dmft_mem_mb(s.n_paths, s.horizon),
-        resources.two_stage_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0)),
-    )
-
-
-def _convention_scan_cost(config, w, s):
-    spec = config["conventions"]
-    cells, largest = resources.scan_extent(spec["coarse"][w.activation], spec["refine"])
-    d = int(w.d)
-    mb = resources.gd_cell_mem_mb(d, largest, s.n_test, s.dtype)
-    return mb, cells * resources.gd_cell_seconds(d, largest, s.dtype, s.steps, s.trials, s.m)
-
-
-def _convention_plateau_cost(config, w, s):
-    p = config["conventions"]["plateau"]
-    return _gd_cost(p["d"], p["delta"], s, 1)
-
-
-def _spectral_cost(config, w, s):
-    d = int(w.d)
-    return resources.spectral_mem_mb(d, max(s.delta)), resources.spectral_seconds(d, s.delta, s.trials)
-
-
 # --- the registry ----------------------------------------------------------------------------------
 
 _DELTA = ("delta", r"[0-9.]+")
@@ -357,8 +214,8 @@ KINDS = (
         "sweeps/{sweep}/d{d}_delta{delta}/block{block}",
         _sweep_blocks,
         typed.SWEEP,
-        _sweep_cost,
-        lambda w: f"sweeps.{w.sweep}",
+        resources.sweep_block,
+        "sweeps.{sweep}",
         script="run_cell",
         what="GD sweep block",
         constraints=(_D, _DELTA, ("block", r"\d+")),
@@ -366,10 +223,10 @@ KINDS = (
     Kind(
         "grokking_dataset",
         "data/{name}",
-        lambda c: [{"name": n} for n in c["grokking"]],
+        lambda c: _grid(name=c["grokking"]),
         typed.DATASET,
-        _dataset_cost,
-        lambda w: f"grokking.{w.name}",
+        resources.dataset,
+        "grokking.{name}",
         script="make_dataset",
         what="The dataset of a long run",
         warm=False,
@@ -379,10 +236,10 @@ KINDS = (
     Kind(
         "grokking_run",
         "grokking/{name}",
-        lambda c: [{"name": n} for n in c["grokking"]],
+        lambda c: _grid(name=c["grokking"]),
         typed.LONG_RUN,
-        _long_run_cost,
-        lambda w: f"grokking.{w.name}",
+        resources.long_run,
+        "grokking.{name}",
         script="run_grokking",
         what="Long GD run",
         inputs=(("data", "results/data/{name}"),),
@@ -392,9 +249,8 @@ KINDS = (
         "hessian/{activation}/delta{delta}",
         lambda c: _delta_cells("activation", c["hessian"]["delta"]),
         typed.PLATEAU,
-        _plateau_cost,
-        lambda w: f"hessian.delta.{w.activation}",
-        script="hessian_cell",
+        resources.plateau,
+        "hessian.delta.{activation}",
         what="Restricted GD plateau and its Hessian spectrum",
         constraints=(_DELTA,),
     ),
@@ -403,8 +259,8 @@ KINDS = (
         "spectral_threshold/{activation}/d{d}_delta{delta}",
         _spectral_threshold_cells,
         typed.SPECTRAL_THRESHOLD,
-        _plateau_cost,
-        lambda w: f"spectral_threshold.delta.{w.activation}",
+        resources.plateau,
+        "spectral_threshold.delta.{activation}",
         script="hessian_cell",
         what="Plateau of the spectral-threshold scan",
         constraints=(_D, _DELTA),
@@ -414,9 +270,8 @@ KINDS = (
         "landscape/{activation}/delta{delta}",
         lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
         typed.PLATEAU,
-        _landscape_cost,
-        lambda w: "landscape.delta",
-        script="landscape_cell",
+        resources.landscape,
+        "landscape.delta",
         what="Fig 3: the risk on planes through the plateau",
         constraints=(_DELTA,),
     ),
@@ -425,9 +280,8 @@ KINDS = (
         "theory/sim/{model}/delta{delta}",
         lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
         typed.REFEREE,
-        _referee_cost,
-        lambda w: f"theory.simulation.delta.{w.model}",
-        script="theory_sim_cell",
+        resources.referee,
+        "theory.simulation.delta.{model}",
         what="Restricted GD over the DMFT horizon (the referee)",
         constraints=(_DELTA,),
     ),
@@ -436,9 +290,8 @@ KINDS = (
         "theory/dmft/{model}_N{n_paths}",
         _dmft_cells,
         typed.THEORY_MODEL,
-        _dmft_cost,
-        lambda w: f"theory.models.{w.model}",
-        script="dmft_model",
+        resources.dmft,
+        "theory.models.{model}",
         what="DMFT of restricted GD and its Hessian outlier",
         constraints=(("n_paths", r"[0-9]+"),),
         extra={
@@ -450,11 +303,10 @@ KINDS = (
     Kind(
         "fixed_point_model",
         "theory/fixed_point/{model}",
-        _model_cells,
+        lambda c: _grid(model=c["theory"]["models"]),
         typed.FIXED_POINT_MODEL,
-        _fixed_point_cost,
-        lambda w: f"theory.models.{w.model}",
-        script="fixed_point_model",
+        resources.fixed_point,
+        "theory.models.{model}",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
         extra={"deltas": "theory.models.{model}.delta", **_NODES},
     ),
@@ -463,9 +315,8 @@ KINDS = (
         "escape/linear/{model}/delta{delta}",
         lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
         typed.ESCAPE_LINEAR,
-        _escape_cost("linear"),
-        lambda w: f"escape.cases.{w.model}",
-        script="escape_linear_cell",
+        resources.escape("linear"),
+        "escape.cases.{model}",
         what="Linear stage of the escape",
         constraints=(_DELTA,),
     ),
@@ -474,9 +325,8 @@ KINDS = (
         "escape/signal/{model}/delta{delta}",
         lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
         typed.ESCAPE_SIGNAL,
-        _escape_cost("signal"),
-        lambda w: f"escape.signal.cases.{w.model}",
-        script="escape_signal_cell",
+        resources.escape("signal"),
+        "escape.signal.cases.{model}",
         what="DMFT with signal vs planted-overlap GD",
         constraints=(_DELTA,),
         extra={"m0": "escape.signal.m0"},
@@ -486,9 +336,8 @@ KINDS = (
         "escape/prediction/{model}/delta{delta}",
         _predicted_cells("prediction"),
         typed.PREDICTION,
-        _prediction_cost,
-        lambda w: f"escape.prediction.models.{w.model}",
-        script="escape_prediction_cell",
+        resources.prediction,
+        "escape.prediction.models.{model}",
         what="Predicted success from the linear process",
         constraints=(_DELTA,),
     ),
@@ -497,9 +346,8 @@ KINDS = (
         "escape/two_stage/{model}/delta{delta}",
         _predicted_cells("two_stage"),
         typed.TWO_STAGE,
-        _two_stage_cost,
-        lambda w: f"escape.two_stage.models.{w.model}",
-        script="escape_two_stage_cell",
+        resources.two_stage,
+        "escape.two_stage.models.{model}",
         what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
         constraints=(_DELTA,),
     ),
@@ -508,9 +356,8 @@ KINDS = (
         "conventions/scan/{convention}/{activation}_d{d}",
         _convention_scan_cells,
         typed.CONVENTION_SCAN,
-        _convention_scan_cost,
-        lambda w: f"conventions.grid.{w.convention}",
-        script="convention_scan",
+        resources.convention_scan,
+        "conventions.grid.{convention}",
         what="Convention scan, auto-refined in delta",
         constraints=(("activation", r"[a-z0-9]+"), _D),
         extra={
@@ -522,11 +369,10 @@ KINDS = (
     Kind(
         "convention_plateau",
         "conventions/plateau/{convention}",
-        _convention_plateau_cells,
+        lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
         typed.CONVENTION_PLATEAU,
-        _convention_plateau_cost,
-        lambda w: f"conventions.grid.{w.convention}",
-        script="convention_plateau",
+        resources.convention_plateau,
+        "conventions.grid.{convention}",
         what="Convention's Fig 2 plateau (quadrature and a long GD run)",
         extra={
             "report": _convention_report,
@@ -537,11 +383,10 @@ KINDS = (
     Kind(
         "design_theory",
         "design/theory/{design}",
-        _design_cells,
+        lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
         typed.DESIGN,
-        _design_cost,
-        lambda w: f"design.designs.{w.design}",
-        script="design_theory",
+        resources.design,
+        "design.designs.{design}",
         what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
         constraints=(("design", r"[A-Za-z0-9_]+"),),
         extra={
@@ -553,11 +398,10 @@ KINDS = (
     Kind(
         "design_family",
         "design/{family}",
-        _design_family_cells,
+        lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
         typed.DESIGN_FAMILY,
-        _design_family_cost,
-        lambda w: "design.family",
-        script="design_family",
+        resources.design_family,
+        "design.family",
         what="Design family: delta_NN(inf) minimised over its parameter",
         warm=False,
         suffix=".json",
@@ -572,11 +416,10 @@ KINDS = (
     Kind(
         "spectral_overlap",
         "spectral/overlap_d{d}",
-        lambda c: [{"d": str(d)} for d in c["spectral"]["d"]],
+        lambda c: _grid(d=c["spectral"]["d"]),
         typed.SPECTRAL,
-        _spectral_cost,
-        lambda w: "spectral.d",
-        script="spectral_overlap",
+        resources.spectral,
+        "spectral.d",
         what="Spectral estimator overlap",
         warm=False,
         suffix=".csv",
@@ -613,7 +456,7 @@ class Job:
 
     @property
     def section(self):
-        return self.kind.section(_w(**self.wildcards))
+        return self.kind.section.format(**self.wildcards)
 
     @property
     def family(self):

@@ -1,4 +1,6 @@
-"""Memory and runtime of each kind of job, from what it holds and what it does (one place).
+"""Memory and runtime of each kind of job, from what it holds and what it does (one place): the
+formulas, then one cost function per kind of job, ``(config, wildcards, settings) -> (mem_mb,
+seconds)``, which the job registry (``featlearn.pipeline.jobs``) names.
 
 Memory: mem_mb = BASE_MB + SAFETY · (bytes of the job's largest arrays)/10⁶, where the arrays are
 
@@ -27,6 +29,7 @@ import os
 import numpy as np
 
 from featlearn.model.hessian_workspace import spectrum_workspace_bytes
+from featlearn.pipeline.settings import DATASET, scaled_steps
 
 BASE_MB = 400
 SAFETY = 1.5
@@ -56,14 +59,6 @@ def gd_cell_seconds(d, delta, dtype, steps, trials, m=1):
     return JOB_START + per_step * steps * trials
 
 
-def scaled_steps(steps, d, budget_scale_d):
-    """A sweep trial's step budget at dimension d: ``steps``, grown in proportion to d above
-    ``budget_scale_d`` (steps·d/budget_scale_d rounded up; None: never grown)."""
-    if budget_scale_d is None or d <= budget_scale_d:
-        return steps
-    return math.ceil(steps * d / budget_scale_d)
-
-
 def sweep_core_hours(cells, dtype, steps, budget_scale_d, m=1):
     """Upper-bound core-hours of sweep cells [(d, δ, trials)] run one thread each (as on the SLURM
     profile): Σ ``gd_cell_seconds`` at each cell's ``scaled_steps`` budget / 3600."""
@@ -91,10 +86,6 @@ def dmft_mem_mb(n_paths, horizon):
     return _mb(jac + 6 * n_paths * (horizon + 1) * 8)
 
 
-def spectral_mem_mb(d, delta_max):
-    return _mb(round(delta_max * d) * d * 8 * 2)
-
-
 DMFT_SECONDS = 1.5e-7
 """Seconds per path and per (t, s ≤ t) pair of the DMFT response recursion, per δ: 2.8× the
 5.4e-8 measured for the quick run's N = 4·10⁴, T = 50 model (27.7 s for 10 δ on this machine)."""
@@ -118,64 +109,6 @@ def fixed_point_seconds(nodes, n_deltas):
     return JOB_START + FIXED_POINT_SECONDS * n_deltas * (nodes / 80) ** 2
 
 
-def spectral_seconds(d, deltas, trials):
-    """Lanczos for the top eigenvector: about 100 products with (1/n) Σ T(y_i) x_i x_iᵀ, two passes
-    over X each, per δ and trial."""
-    return sum(200 * round(delta * d) * d * 8 for delta in deltas) * trials / BANDWIDTH
-
-
-def escape_mem_mb(d, delta, n_paths, horizon, dmft_horizon):
-    """An escape cell: restricted-GD arrays at (d, δ), the referee's restricted trajectory
-    (horizon × d) and the DMFT of the hard coordinate over ``dmft_horizon`` steps."""
-    trajectory = _mb((horizon + 1) * d * 8)
-    return restricted_mem_mb(d, delta) + trajectory + dmft_mem_mb(n_paths, dmft_horizon) - BASE_MB
-
-
-def escape_seconds(d, delta, horizon, trials, runs, solves, n_paths, dmft_horizon):
-    """An escape cell: ``runs`` passes over X per step and trial (linear stage: the unrestricted
-    and restricted runs and the linearisation's HVP, 3; signal: one planted run per m₀) and
-    ``solves`` DMFT solutions over ``dmft_horizon`` steps (1; one per m₀)."""
-    runs_seconds = restricted_seconds(d, delta, runs * horizon, trials, 0)
-    return runs_seconds + dmft_seconds(n_paths, dmft_horizon, solves)
-
-
-def escape_cell(kind, settings, delta, m0s):
-    """(mem_mb, seconds) of an escape cell of ``kind`` ("linear": the runs, their linearisation and
-    one DMFT over ``dmft_steps``; "signal": one planted run and one DMFT per m₀, over ``steps``)."""
-    s = settings
-    runs, solves = (3, 1) if kind == "linear" else (len(m0s), len(m0s))
-    dmft_horizon = s.dmft_steps if kind == "linear" else s.steps
-    mb = escape_mem_mb(s.d, delta, s.n_paths, s.steps, dmft_horizon)
-    return mb, escape_seconds(s.d, delta, s.steps, s.trials, runs, solves, s.n_paths, dmft_horizon)
-
-
-def prediction_mem_mb(n_paths, horizon, samples):
-    """A prediction cell: the DMFT plus the sampled paths of the process (u, ρ and a mask)."""
-    return dmft_mem_mb(n_paths, horizon) + int(math.ceil(SAFETY * 3 * samples * (horizon + 1) * 8 / 1e6))
-
-
-def prediction_seconds(n_paths, horizon, samples, n_d, n_rho):
-    """A prediction cell: one DMFT solve, then ~10 passes over the samples × (T+1) paths per (d, ρ_c)."""
-    return JOB_START + dmft_seconds(n_paths, horizon, 1) + 10 * samples * (horizon + 1) * n_d * n_rho * 1e-9
-
-
-def two_stage_seconds(n_paths, horizon, n_kicks):
-    """A two-stage cell: one DMFT-with-signal solve per kick (m₀, t₀); the draws are negligible."""
-    return JOB_START + dmft_seconds(n_paths, horizon, n_kicks)
-
-
-def scan_extent(coarse, refine):
-    """(cells, largest δ) of an auto-refined scan (``cells.conventions.scan``): the coarse grid plus
-    one cell per refinement factor, the largest at most the grid's end times the largest factor."""
-    return len(coarse) + len(refine), max(coarse) * max(1.0, *refine)
-
-
-def landscape_seconds(d, delta, steps, m=1):
-    """A Fig 3 cell: restricted GD to the plateau and unrestricted GD over the budget (two budgets
-    of passes over X) and one Lanczos."""
-    return restricted_seconds(d, delta, 2 * steps, 1, 1, m)
-
-
 def minutes(seconds):
     """A requested runtime in minutes from an estimate in seconds:
     max(MIN_RUNTIME, ⌈SAFETY_TIME·seconds/60⌉)."""
@@ -188,3 +121,146 @@ def machine_mem_mb():
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 10**6
     except (ValueError, OSError, AttributeError):
         return None
+
+
+# --- the cost of each kind of job: (config, wildcards, settings) -> (mem_mb, seconds) ----------------
+
+
+def _gd(d, delta, s, trials):
+    seconds = gd_cell_seconds(d, delta, s.dtype, s.steps, trials, s.m)
+    return gd_cell_mem_mb(d, delta, s.n_test, s.dtype), seconds
+
+
+def sweep_block(config, w, s):
+    return _gd(int(w.d), float(w.delta), s, s.trials)
+
+
+def long_run(config, w, s):
+    """A long run at its dataset's geometry (d, δ, n_test, dtype, m), one trial."""
+    data = DATASET.build(config, name=w.name)
+    mb = gd_cell_mem_mb(data.d, data.delta, data.n_test, data.dtype)
+    return mb, gd_cell_seconds(data.d, data.delta, data.dtype, s.steps, 1, data.m)
+
+
+def dataset(config, w, s):
+    return gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype), JOB_START
+
+
+def plateau(config, w, s):
+    """Restricted GD to the plateau, with a spectrum at each checkpoint and at the end."""
+    delta = float(w.delta)
+    seconds = restricted_seconds(s.d, delta, s.steps, s.seeds, s.checkpoints + 1, s.m)
+    return restricted_mem_mb(s.d, delta, s.m), seconds
+
+
+def landscape(config, w, s):
+    """A Fig 3 cell: restricted GD to the plateau and unrestricted GD over the budget (two budgets
+    of passes over X) and one Lanczos."""
+    delta = float(w.delta)
+    return restricted_mem_mb(s.d, delta, s.m), restricted_seconds(s.d, delta, 2 * s.steps, 1, 1, s.m)
+
+
+def referee(config, w, s):
+    delta = float(w.delta)
+    seconds = restricted_seconds(s.d, delta, s.steps, s.seeds, len(s.spectrum_steps))
+    return restricted_mem_mb(s.d, delta), seconds
+
+
+def dmft(config, w, s):
+    """One DMFT solve per δ of the model and replica."""
+    n, horizon = int(w.n_paths), config["theory"]["horizon"]
+    solves = len(config["theory"]["models"][w.model]["delta"]) * config["theory"]["replicas"]
+    return dmft_mem_mb(n, horizon), dmft_seconds(n, horizon, solves)
+
+
+BRENT_SOLVES = 20
+"""Fixed-point solves charged for refining δ_NN(∞) by Brent's method (xtol 1e-4 on a scan interval
+of ratio ≤ 1.2 takes about ten; charged twice)."""
+
+
+def fixed_point(config, w, s):
+    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
+    return fixed_point_mem_mb(nodes), fixed_point_seconds(nodes, len(deltas) + BRENT_SOLVES)
+
+
+FAMILY_PROCESS_SECONDS = 30.0
+"""Start-up of one family evaluation's process: imports and the numba compilation of σ_α's kernels."""
+
+
+def design(config, w, s):
+    """A design: its fixed-point scan and root, and the DMFT at each δ factor and replica."""
+    nodes, spec = config["theory"]["fixed_point_nodes"], config["design"]
+    n, horizon = spec["dmft"]["n_paths"], spec["dmft"]["horizon"]
+    seconds = fixed_point_seconds(nodes, spec["search"]["points"] + BRENT_SOLVES)
+    seconds += dmft_seconds(n, horizon, len(spec["dmft"]["factors"]) * spec["dmft"]["replicas"])
+    return dmft_mem_mb(n, horizon), seconds
+
+
+def family_evaluations(bounds, xatol):
+    """Upper bound of the evaluations of Brent's bounded minimisation: 5 to start, then at most 3 per
+    halving of the interval down to ``xatol`` (golden-section steps when parabolic ones fail)."""
+    return 5 + 3 * math.ceil(math.log2((bounds[1] - bounds[0]) / xatol))
+
+
+def design_family(config, w, s):
+    """Each evaluation of the family: a process start and a design's fixed-point scan and root."""
+    nodes, spec = config["theory"]["fixed_point_nodes"], config["design"]
+    per = fixed_point_seconds(nodes, spec["search"]["points"] + BRENT_SOLVES) + FAMILY_PROCESS_SECONDS
+    evaluations = family_evaluations(spec["family"]["bounds"], spec["family"]["xatol"])
+    return fixed_point_mem_mb(nodes), evaluations * per
+
+
+def escape(kind):
+    """The cost of an escape cell of ``kind``.  Memory: restricted-GD arrays at (d, δ), the runs'
+    trajectory (horizon × d) and the DMFT of the hard coordinate.  Time: ``runs`` passes over X per
+    step and trial (linear stage: the unrestricted and restricted runs and the linearisation's HVP,
+    3, and one DMFT over ``dmft_steps``; signal: one planted run and one DMFT per m₀, over
+    ``steps``)."""
+
+    def cost(config, w, s):
+        m0s, delta = config["escape"]["signal"]["m0"], float(w.delta)
+        runs, solves = (3, 1) if kind == "linear" else (len(m0s), len(m0s))
+        dmft_horizon = s.dmft_steps if kind == "linear" else s.steps
+        trajectory = _mb((s.steps + 1) * s.d * 8)
+        mb = restricted_mem_mb(s.d, delta) + trajectory + dmft_mem_mb(s.n_paths, dmft_horizon) - BASE_MB
+        seconds = restricted_seconds(s.d, delta, runs * s.steps, s.trials, 0)
+        return mb, seconds + dmft_seconds(s.n_paths, dmft_horizon, solves)
+
+    return cost
+
+
+def prediction(config, w, s):
+    """A prediction cell: one DMFT solve plus the sampled paths of the process (u, ρ and a mask),
+    ~10 passes over the samples × (T+1) paths per (d, ρ_c)."""
+    paths = s.samples * (s.horizon + 1)
+    mb = dmft_mem_mb(s.n_paths, s.horizon) + int(math.ceil(SAFETY * 3 * paths * 8 / 1e6))
+    seconds = JOB_START + dmft_seconds(s.n_paths, s.horizon, 1) + 10 * paths * len(s.d) * len(s.rho_c) * 1e-9
+    return mb, seconds
+
+
+def two_stage(config, w, s):
+    """A two-stage cell: one DMFT-with-signal solve per kick (m₀, t₀); the draws are negligible."""
+    seconds = JOB_START + dmft_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0))
+    return dmft_mem_mb(s.n_paths, s.horizon), seconds
+
+
+def convention_scan(config, w, s):
+    """An auto-refined scan (``cells.conventions.scan``): the coarse grid plus one cell per
+    refinement factor, each charged at the largest δ, at most the grid's end times the largest factor."""
+    coarse, refine = config["conventions"]["coarse"][w.activation], config["conventions"]["refine"]
+    cells, largest, d = len(coarse) + len(refine), max(coarse) * max(1.0, *refine), int(w.d)
+    mb = gd_cell_mem_mb(d, largest, s.n_test, s.dtype)
+    return mb, cells * gd_cell_seconds(d, largest, s.dtype, s.steps, s.trials, s.m)
+
+
+def convention_plateau(config, w, s):
+    p = config["conventions"]["plateau"]
+    return _gd(p["d"], p["delta"], s, 1)
+
+
+def spectral(config, w, s):
+    """X in float64 at the largest δ (and its copy); Lanczos for the top eigenvector: about 100
+    products with (1/n) Σ T(y_i) x_i x_iᵀ, two passes over X each, per δ and trial."""
+    d = int(w.d)
+    seconds = sum(200 * round(delta * d) * d * 8 for delta in s.delta) * s.trials / BANDWIDTH
+    return _mb(round(max(s.delta) * d) * d * 8 * 2), seconds

@@ -21,12 +21,12 @@ import atexit
 import dataclasses
 import functools
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
 from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss_choice import chosen_loss
-from featlearn.pipeline import resources
 
 CONVENTIONS = tuple(
     "link m a b r0 init theta_star noise n_test dtype loss_normalisation freeze_rho escape_rho"
@@ -490,6 +490,14 @@ def _block_trials(config, x):
     return blocks[block][1], (f"{x['section']}.trials", "trial_block") if last else "trial_block"
 
 
+def scaled_steps(steps, d, budget_scale_d):
+    """A sweep trial's step budget at dimension d: ``steps``, grown in proportion to d above
+    ``budget_scale_d`` (steps·d/budget_scale_d rounded up; None: never grown)."""
+    if budget_scale_d is None or d <= budget_scale_d:
+        return steps
+    return math.ceil(steps * d / budget_scale_d)
+
+
 def _budget_steps(config, x):
     """A sweep's step budget at dimension d, grown in proportion to d above ``budget_scale_d``
     (steps·d/budget_scale_d, rounded up), since escapes come later at larger d (the hard component
@@ -498,7 +506,7 @@ def _budget_steps(config, x):
     reference = config["budget_scale_d"]
     if "d" not in x or reference is None or int(x["d"]) <= reference:
         return steps, key
-    return resources.scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
+    return scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
 
 
 def _certify_safety(config, x):
