@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from featlearn import plan
-from featlearn.pipeline import resources
+from featlearn.pipeline import jobs, resources
 
 
 def peak_rss(path):
@@ -33,7 +33,7 @@ def peak_rss(path):
 def requests(config, bench):
     """Per rule: max measured/requested runtime, median requested/measured, max RSS/mem_mb."""
     by_rule = defaultdict(list)
-    for job in plan.compute_jobs(config):
+    for job in jobs.compute_jobs(config):
         path = bench / Path(job.benchmark).relative_to("results/benchmarks")
         if path.exists():
             seconds = plan.measured_seconds(path)
@@ -55,7 +55,7 @@ def largest_d_cells(config):
     largest = {name: max(spec["d"]) for name, spec in config["sweeps"].items() if len(spec["d"]) > 1}
     return {
         j.benchmark
-        for j in plan.compute_jobs(config)
+        for j in jobs.compute_jobs(config)
         if j.rule == "sweep_block" and j.d == largest.get(j.family)
     }
 

@@ -446,16 +446,14 @@ def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
 
 
 def test_sweep_core_hours_prices_each_cell_at_its_grown_budget():
-    from featlearn.pipeline import resources
+    from featlearn.pipeline import resources, settings
 
     cells = [(500, 6.0, 30), (4000, 7.0, 30)]
     expected = resources.gd_cell_seconds(500, 6.0, "float32", 4000, 30) + resources.gd_cell_seconds(
         4000, 7.0, "float32", 16000, 30
     )
     assert resources.sweep_core_hours(cells, "float32", 4000, 1000) == pytest.approx(expected / 3600)
-    assert (
-        resources.scaled_steps(4000, 1500, 1000) == 6000 and resources.scaled_steps(4000, 1500, None) == 4000
-    )
+    assert settings.scaled_steps(4000, 1500, 1000) == 6000 and settings.scaled_steps(4000, 1500, None) == 4000
 
 
 # ---------------------------------------------------------------------------------------- collapse

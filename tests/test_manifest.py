@@ -54,14 +54,17 @@ def test_an_optional_section_adds_its_tables_and_only_then():
 
 
 def test_each_table_has_its_own_caption():
-    """An exact name wins over a pattern (theory_thresholds.csv is not a sweep's logistic fits), a
-    per-sweep name takes its pattern's caption, and an unknown table is an error naming the fix."""
+    """theory_thresholds.csv is not a sweep's logistic fits, each sweep's table takes its pattern's
+    caption, a figure its own, and an unknown file is an error naming the fix."""
+    config = yaml.safe_load(TINY.read_text())
     fits = next(t.caption for t in manifest.TABLES if t.name == "{sweep}_thresholds.csv")
-    assert manifest.table_caption("theory_thresholds.csv") != fits
-    assert manifest.table_caption("gelu_m2_thresholds.csv") == fits
+    assert manifest.caption_of(config, "results/tables/theory_thresholds.csv") != fits
+    assert {manifest.caption_of(config, f"{s}_thresholds.csv") for s in config["sweeps"]} == {fits}
     assert len({t.caption for t in manifest.TABLES}) == len(manifest.TABLES)
-    with pytest.raises(KeyError, match="manifest.TABLES"):
-        manifest.table_caption("nosuch.csv")
+    stem = config["landscape"]["stem"]
+    assert manifest.caption_of(config, f"results/figures/{stem}.png").startswith("The empirical risk")
+    with pytest.raises(KeyError, match="add it to the manifest"):
+        manifest.caption_of(config, "nosuch.csv")
 
 
 def test_the_claims_read_their_sweeps_by_role_key_not_by_the_paper_label():

@@ -195,15 +195,15 @@ def test_the_results_index_lists_each_table_once_with_its_own_caption_and_shape(
     rows["gelu_cells.csv"] = []
     index = {r["table"]: r for r in results_index(groups, rows)}
     assert len(index) == len(groups)  # one entry per table, the per-sweep ones grouped
-    assert index["theory_thresholds.csv"]["caption"] == manifest.table_caption("theory_thresholds.csv")
-    assert index["theory_thresholds.csv"]["caption"] != manifest.table_caption("gelu_thresholds.csv")
+    assert index["theory_thresholds.csv"]["caption"] == manifest.caption_of(config, "theory_thresholds.csv")
+    assert index["theory_thresholds.csv"]["caption"] != manifest.caption_of(config, "gelu_thresholds.csv")
     cells = index["{sweep}_cells.csv"]
     sweeps = list(config["sweeps"])
     assert cells["rows"] == str(2 * (len(sweeps) - 1)) and cells["columns"] == "2"
     assert cells["caption"].endswith(f"Files: {', '.join(f'{s}_cells.csv' for s in sweeps)}.")
     assert index["escape_signal.csv"] == {
         "table": "escape_signal.csv",
-        "caption": manifest.table_caption("escape_signal.csv"),
+        "caption": manifest.caption_of(config, "escape_signal.csv"),
         "rows": "2",
         "columns": "2",
     }

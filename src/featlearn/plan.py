@@ -46,12 +46,6 @@ def load_config(paths):
     return config
 
 
-def compute_jobs(config):
-    """Every compute job of ``config`` (``featlearn.pipeline.jobs.Job``: rule, family, d, δ,
-    benchmark, threads, mem_mb, upper-bound seconds), from the job registry."""
-    return jobs.compute_jobs(config)
-
-
 def small_job_count(config):
     """Tables, figures and warm-ups: one per sweep (aggregation, figure), per figure, per table."""
     sweeps = len(config["sweeps"])
@@ -78,7 +72,7 @@ def load_reference(results, config):
     def path(job):
         return bench / Path(job.benchmark).relative_to(Path(jobs.RESULTS) / "benchmarks")
 
-    measured = [(j, measured_seconds(path(j))) for j in compute_jobs(config) if path(j).exists()]
+    measured = [(j, measured_seconds(path(j))) for j in jobs.compute_jobs(config) if path(j).exists()]
     compute = {path(j) for j, _ in measured}
     small = [measured_seconds(p) for p in bench.rglob("*.tsv") if p not in compute]
     return Reference(measured, sum(small) / len(small) if small else SMALL_JOB_SECONDS)
@@ -105,7 +99,7 @@ def table(config, cores, reference=None):
     """Rows {rule, jobs, core_hours, expected_core_hours, peak_mem_mb} and the totals: upper-bound and
     expected core-hours, and the expected wall hours on ``cores``."""
     by_rule = defaultdict(lambda: [0, 0.0, 0.0, 0])
-    for job in compute_jobs(config):
+    for job in jobs.compute_jobs(config):
         row = by_rule[job.rule]
         row[0] += 1
         row[1] += job.threads * job.seconds / 3600
@@ -155,8 +149,8 @@ def main(argv=None):
     for r in rows:
         hours = f"{r['core_hours']:13.2f} {r['expected_core_hours']:17.2f}"
         print(f"{r['rule']:28s} {r['jobs']:6d} {hours} {r['peak_mem_mb']:9d}")
-    jobs = sum(r["jobs"] for r in rows)
-    print(f"{'total':28s} {jobs:6d} {upper:13.2f} {expected:17.2f} {max(r['peak_mem_mb'] for r in rows):9d}")
+    count = sum(r["jobs"] for r in rows)
+    print(f"{'total':28s} {count:6d} {upper:13.2f} {expected:17.2f} {max(r['peak_mem_mb'] for r in rows):9d}")
     kind = f"expected (scaled from {args.reference})" if reference else "upper bound"
     print(f"{kind} wall time on {args.cores} cores: {wall:.2f} h ({math.ceil(wall * 60)} min)")
 

@@ -15,13 +15,6 @@ from featlearn.pipeline import settings as typed
 from featlearn.pipeline.deps import module_closure, module_names
 
 
-def validate_config(cfg, schema_path):
-    """Validate ``cfg`` against the JSON schema; fail with one line naming the offending key."""
-    error = checks.schema_error(cfg, yaml.safe_load(Path(schema_path).read_text()))
-    if error is not None:
-        raise WorkflowError(str(error))
-
-
 def memory_limit():
     """The most memory one job may take: the profile's --resources mem_mb and, when jobs run on
     this machine, its physical memory."""
@@ -34,8 +27,13 @@ def memory_limit():
     return min(limits) if limits else None
 
 
-validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+# the config is checked against its JSON schema, then by every check the schema cannot express; a
+# failure is one line naming the offending key
+schema = yaml.safe_load(Path(workflow.source_path("../schemas/config.schema.yaml")).read_text())
 try:
+    error = checks.schema_error(config, schema)
+    if error is not None:
+        raise error
     checks.check_config(config, memory_limit())
 except checks.ConfigError as error:
     raise WorkflowError(str(error)) from None
@@ -83,12 +81,6 @@ def kernel_tag_constraint():
     return "|".join(kernels.kernel_tags(config)) or "^$"
 
 
-def kernel_entries(tag):
-    """((name, expression) or None, (name, expression) or None): the config activation and loss of
-    the kernel with tag ``tag``."""
-    return kernels.kernel_tags(config)[tag]
-
-
 def kernel_cache_dir(ready):
     """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
     marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per
@@ -96,9 +88,6 @@ def kernel_cache_dir(ready):
     script's kernel (e.g. a fastmath caller) would otherwise be cached with that context's code, and
     results would depend on which warm-up ran first."""
     return os.path.splitext(ready)[0]
-
-
-fmt = registry.fmt
 
 
 def canonical(params):
@@ -123,14 +112,9 @@ def sweep_of_figure(stem):
     return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
 
 
-def predicted_sweeps():
-    """The sweeps some ``escape.prediction`` model predicts."""
-    return {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}
-
-
 def prediction_inputs(sweep):
-    """The prediction tables a figure of ``sweep`` draws, if a prediction model names it."""
-    if sweep not in predicted_sweeps():
+    """The prediction tables a figure of ``sweep`` draws, if an ``escape.prediction`` model names it."""
+    if sweep not in {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}:
         return {}
     return {
         "prediction": f"{RESULTS}/tables/escape_prediction.csv",
@@ -143,13 +127,9 @@ def phase_title(stem):
     return f"{s.activation}, y = {s.link}"
 
 
-def stems_of(rule_name):
-    """The figure stems a rule draws (from the manifest)."""
-    return [f.stem for f in FIGURES if f.rule == rule_name]
-
-
 def stem_constraint(rule_name):
-    return "|".join(stems_of(rule_name)) or "^$"
+    """The figure stems a rule draws (from the manifest), as a wildcard constraint."""
+    return "|".join(f.stem for f in FIGURES if f.rule == rule_name) or "^$"
 
 
 def figure_files(stem):
@@ -325,11 +305,6 @@ THEORY_TABLES = (
     "outlier_vs_simulation.csv",
     "bounded_link_validation.csv",
 )
-
-
-def index_tables():
-    """Every CSV table this config's build writes (the files of :func:`index_groups`)."""
-    return [f"{RESULTS}/tables/{name}" for group in index_groups() for name in group["files"]]
 
 
 def index_groups():

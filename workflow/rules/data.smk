@@ -19,8 +19,8 @@ rule model_kernel:
     wildcard_constraints:
         tag=kernel_tag_constraint(),
     params:
-        activation=lambda w: kernel_entries(w.tag)[0],
-        loss=lambda w: kernel_entries(w.tag)[1],
+        activation=lambda w: kernels.kernel_tags(config)[w.tag][0],
+        loss=lambda w: kernels.kernel_tags(config)[w.tag][1],
     conda:
         ENV
     script:

@@ -18,7 +18,7 @@ rule manuscript:
         landscape=job_outputs("landscape_cell"),
         figures=[figure_files(f.stem)[0] for f in FIGURES],
         benchmarks=[job.benchmark for job in registry.compute_jobs(config)],
-        index=index_tables(),
+        index=[f"{RESULTS}/tables/{name}" for group in index_groups() for name in group["files"]],
     output:
         numbers=f"{RESULTS}/paper/numbers.json",
         pdf=report(f"{RESULTS}/paper/manuscript.pdf", caption=REPORT_CAPTION, category="Manuscript"),

@@ -284,22 +284,10 @@ def horizons(config):
             raise ConfigError(key, f"step {max(steps)} is beyond the horizon {horizon}")
 
 
-PREDICTED_CONVENTIONS = (
-    "activation",
-    "link",
-    "lr",
-    "a",
-    "b",
-    "r0",
-    "noise",
-    "m",
-    "init",
-    "loss_normalisation",
-    "train",
-    "huber",
-    "loss",
-)
-"""What a predicted sweep must share with its theory model for the prediction to be about it."""
+PREDICTED_CONVENTIONS = (*settings.MODEL[2:], "train", "huber", "loss")
+"""What a predicted sweep must share with its theory model for the prediction to be about it: what
+defines the model (``settings.MODEL``, less the draws' identity: seed and experiment), the
+trained layers and the loss."""
 
 
 def predicted_models(config):

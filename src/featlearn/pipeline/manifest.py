@@ -8,16 +8,30 @@ and 11 their ``stem`` keys; the others are fixed here.  ``paper`` is "" for figu
 workflow adds (no counterpart in the paper).
 """
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import PurePath
 
 
 @dataclass(frozen=True)
 class Figure:
+    """A figure: its file stem ("{stem}": its section's ``stem`` key; "{name}": one figure per key of
+    its section), the paper figure it reproduces
+    ("Fig 4", "Fig 10b", or "" for a figure the workflow adds), the rule that draws it, its caption,
+    and the optional config section without which it is not drawn."""
+
     stem: str
-    paper: str  # "Fig 4", "Fig 10b", or "" (a figure the workflow adds)
+    paper: str
     rule: str
     caption: str
+    section: str | None = None
+
+
+def _section(config, dotted):
+    """The config section at the dotted path (None where it is absent or empty)."""
+    node = config
+    for part in dotted.split("."):
+        node = (node or {}).get(part)
+    return node or None
 
 
 FIXED = (
@@ -79,6 +93,72 @@ FIXED = (
         "theory_figure",
         "δ_NN(t) from the DMFT law for each N, the long-time value and the empirical δ₅₀.",
     ),
+    Figure(
+        "{stem}",
+        "Fig 1",
+        "spectral_figure",
+        "GD success vs δ from random and from the optimal spectral init, δ_alg, and the spectral "
+        "estimator's overlap vs the asymptotic curve.",
+        section="figure1",
+    ),
+    Figure(
+        "{stem}",
+        "Fig 3",
+        "landscape_figure",
+        "The empirical risk on planes through the restricted-GD plateau (with θ*, and with the "
+        "Hessian's bottom eigenvector), below and above the transition, with unrestricted GD "
+        "projected: the saddle and the escape along its negative curvature.",
+        section="landscape",
+    ),
+    Figure("{stem}", "Fig 6", "width_figure", "Success vs δ per width m, and δ₅₀ vs m.", section="width"),
+    Figure(
+        "{stem}",
+        "Fig 11",
+        "easy_hard_figure",
+        "Overlap of span(Θ) (top) and of the best neuron (bottom) with the easy and the hard "
+        "direction vs GD step.",
+        section="easy_hard",
+    ),
+    Figure(
+        "{stem}",
+        "",
+        "finite_size_scaling",
+        "δ₅₀ against d (log axis) per model with its 95 % profile intervals, each law fitted by the "
+        "joint likelihood (labels: slope per doubling, δ∞'s interval or one-sided bound), δ_NN(∞) "
+        "of the static fixed point and the paper's value; the title gives δ∞'s verdict.",
+        section="finite_size",
+    ),
+    Figure(
+        "{stem}",
+        "",
+        "design_table",
+        "Per design: the theory's δ_NN(∞) (static fixed point) and min_t δ_NN(t) (DMFT, ± s.e.), "
+        "and GD's δ₅₀ where a sweep measured the design, with Spearman's rank correlation.",
+        section="design",
+    ),
+    Figure(
+        "{name}",
+        "Fig 2",
+        "grokking_figure",
+        "Train and test loss and misalignment 1 − ρ along one long GD run (never frozen).",
+        section="grokking",
+    ),
+    Figure(
+        "extra_escape_two_stage",
+        "",
+        "escape_two_stage_table",
+        "GD success vs δ per d with the two-stage prediction (linear process to t₀, then the DMFT "
+        "with signal kicked at t₀) per t₀, and δ₅₀ vs d (overlay escape_two_stage.yaml).",
+        section="escape.two_stage",
+    ),
+    Figure(
+        "extra_conventions",
+        "",
+        "convention_table",
+        "δ₅₀ of GeLU against δ₅₀ of Quad for each modelling convention (convention explorer "
+        "overlay), with the paper's point.",
+        section="conventions",
+    ),
 )
 
 THEORY_KINDS = {
@@ -90,89 +170,15 @@ THEORY_KINDS = {
 
 
 def figures(config):
-    """Every figure of ``config``: the fixed ones, Fig 1, the width and easy/hard figures, and
-    one phase figure per sweep."""
-    out = list(FIXED)
-    out.append(
-        Figure(
-            config["figure1"]["stem"],
-            "Fig 1",
-            "spectral_figure",
-            "GD success vs δ from random and from the optimal spectral init, δ_alg, and the "
-            "spectral estimator's overlap vs the asymptotic curve.",
-        )
-    )
-    out.append(
-        Figure(
-            config["landscape"]["stem"],
-            "Fig 3",
-            "landscape_figure",
-            "The empirical risk on planes through the restricted-GD plateau (with θ*, and with the "
-            "Hessian's bottom eigenvector), below and above the transition, with unrestricted GD "
-            "projected: the saddle and the escape along its negative curvature.",
-        )
-    )
-    out.append(
-        Figure(config["width"]["stem"], "Fig 6", "width_figure", "Success vs δ per width m, and δ₅₀ vs m.")
-    )
-    out.append(
-        Figure(
-            config["easy_hard"]["stem"],
-            "Fig 11",
-            "easy_hard_figure",
-            "Overlap of span(Θ) (top) and of the best neuron (bottom) with the easy and the hard "
-            "direction vs GD step.",
-        )
-    )
-    out.append(
-        Figure(
-            config["finite_size"]["stem"],
-            "",
-            "finite_size_scaling",
-            "δ₅₀ against d (log axis) per model with its 95 % profile intervals, each law fitted by the "
-            "joint likelihood (labels: slope per doubling, δ∞'s interval or one-sided bound), δ_NN(∞) "
-            "of the static fixed point and the paper's value; the title gives δ∞'s verdict.",
-        )
-    )
-    if config.get("design"):
-        out.append(
-            Figure(
-                config["design"]["stem"],
-                "",
-                "design_table",
-                "Per design: the theory's δ_NN(∞) (static fixed point) and min_t δ_NN(t) (DMFT, ± s.e.), "
-                "and GD's δ₅₀ where a sweep measured the design, with Spearman's rank correlation.",
-            )
-        )
-    for name in config["grokking"]:
-        out.append(
-            Figure(
-                name,
-                "Fig 2",
-                "grokking_figure",
-                "Train and test loss and misalignment 1 − ρ along one long GD run (never frozen).",
-            )
-        )
-    if config["escape"].get("two_stage"):
-        out.append(
-            Figure(
-                "extra_escape_two_stage",
-                "",
-                "escape_two_stage_table",
-                "GD success vs δ per d with the two-stage prediction (linear process to t₀, then the "
-                "DMFT with signal kicked at t₀) per t₀, and δ₅₀ vs d (overlay escape_two_stage.yaml).",
-            )
-        )
-    if config.get("conventions"):
-        out.append(
-            Figure(
-                "extra_conventions",
-                "",
-                "convention_table",
-                "δ₅₀ of GeLU against δ₅₀ of Quad for each modelling convention (convention explorer "
-                "overlay), with the paper's point.",
-            )
-        )
+    """Every figure of ``config``: the manifest's own (less those of an absent section) and one
+    phase figure per sweep."""
+    out = []
+    for f in FIXED:
+        node = _section(config, f.section) if f.section else {}
+        if f.section and not node:
+            continue
+        stems = list(node) if f.stem == "{name}" else [f.stem.format(stem=node.get("stem"))]
+        out += [replace(f, stem=stem) for stem in stems]
     for name, spec in config["sweeps"].items():
         out.append(
             Figure(
@@ -228,10 +234,7 @@ class Table:
 
     def names(self, config):
         """The file names of this table in ``config``'s build (none without its section)."""
-        node = config
-        for part in self.section.split(".") if self.section else ():
-            node = (node or {}).get(part)
-        if not node:
+        if self.section and not _section(config, self.section):
             return []
         values = {
             "sweep": list(config["sweeps"]),
@@ -446,25 +449,12 @@ def claim_tables(config):
     return out
 
 
-def table_caption(name):
-    """The caption of the results table with file name ``name`` (an exact name before a pattern)."""
-    from fnmatch import fnmatch
-
-    exact = {t.name: t.caption for t in TABLES if "{" not in t.name}
-    if name in exact:
-        return exact[name]
-    for table in TABLES:
-        if fnmatch(name, re.sub(r"\{\w+\}", "*", table.name)):
-            return table.caption
-    raise KeyError(f"no caption for results table {name!r}: add it to manifest.TABLES")
-
-
 def caption_of(config, path):
-    """The report caption of a figure (its PNG) or a results table, from its file name."""
-    from pathlib import PurePath
-
+    """The report caption of a figure (its PNG) or a results table of ``config``'s build, from its
+    file name."""
     name = PurePath(path).name
-    if name.endswith(".png"):
-        stem = name.removesuffix(".png")
-        return next(f.caption for f in figures(config) if f.stem == stem)
-    return table_caption(name)
+    captions = {f"{f.stem}.png": f.caption for f in figures(config)}
+    captions |= {file: table.caption for table, names in tables(config) for file in names}
+    if name not in captions:
+        raise KeyError(f"no caption for {name!r}: add it to the manifest (FIXED or TABLES)")
+    return captions[name]

@@ -297,13 +297,25 @@ RECORDING = ("freeze_rho", "escape_rho", "success_rho", "record_points")
 """What a GD trial records: its freeze, escape and success levels and its recording grid size."""
 THEORY_FIXES = ("m", "init", "loss_normalisation")
 """Conventions a theory job never reads: ``THEORY`` admits a single value of each."""
-CERTIFICATE = (
-    "certify_check_grad",
-    "certify_every",
-    "certify_safety",
-    "certify_rho_tol",
-    "certify_grad_floor",
-)
+
+
+def _certify_safety(config, x):
+    """The certificate's safety factor, blank with a loss other than the square loss (the floor rule
+    (M14) alone), so that editing it reruns no such sweep."""
+    if chosen_loss(x["loss"], x["huber"]) != "square":
+        return None, None
+    return lookup(config, "early_stop.safety")
+
+
+CERTIFY = {
+    "certify_check_grad": "early_stop.check_grad",
+    "certify_every": "early_stop.check_every",
+    "certify_safety": _certify_safety,
+    "certify_rho_tol": "early_stop.rho_tol",
+    "certify_grad_floor": "early_stop.grad_floor",
+}
+CERTIFICATE = tuple(CERTIFY)
+"""The sweep's certificate of a local minimum (docs/model.md, eqs. (M13), (M14)), from ``early_stop``."""
 
 SweepSettings = settings_class(
     "SweepSettings",
@@ -507,23 +519,6 @@ def _budget_steps(config, x):
     if "d" not in x or reference is None or int(x["d"]) <= reference:
         return steps, key
     return scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
-
-
-def _certify_safety(config, x):
-    """The certificate's safety factor, blank with a loss other than the square loss (the floor rule
-    (M14) alone), so that editing it reruns no such sweep."""
-    if chosen_loss(x["loss"], x["huber"]) != "square":
-        return None, None
-    return lookup(config, "early_stop.safety")
-
-
-CERTIFY = {
-    "certify_check_grad": "early_stop.check_grad",
-    "certify_every": "early_stop.check_every",
-    "certify_safety": _certify_safety,
-    "certify_rho_tol": "early_stop.rho_tol",
-    "certify_grad_floor": "early_stop.grad_floor",
-}
 
 
 def _dmft_steps(config, x):
