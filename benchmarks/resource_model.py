@@ -56,7 +56,7 @@ def largest_d_cells(config):
     return {
         j.benchmark
         for j in jobs.compute_jobs(config)
-        if j.rule == "sweep_block" and j.d == largest.get(j.family)
+        if j.rule == "sweep_block" and int(j.wildcards["d"]) == largest.get(j.wildcards["sweep"])
     }
 
 

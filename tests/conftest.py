@@ -30,6 +30,8 @@ TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
 TINY_CONFIG = yaml.safe_load(TINY.read_text())
 """The tiny config, for config-level tests (checks, the registry, the workflow); numerics tests
 take the settings written out below."""
+SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+"""The config's JSON schema, as the Snakefile checks it."""
 
 
 @pytest.fixture

@@ -182,7 +182,7 @@ def test_expected_time_scales_the_nearest_measured_job():
 
     def job(family, d, delta, seconds):
         cell = {"sweep": family, "d": str(d), "delta": f"{delta:g}"}
-        return Job(KIND["sweep_block"], cell, None, 1, 100, seconds)
+        return Job(KIND["sweep_block"], cell, None, 1, 100, seconds, "", "", "")
 
     measured = start + 10.0
     reference = Reference(
@@ -265,7 +265,7 @@ def test_every_reference_pattern_matches_entries_of_some_config():
 def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
     """``settings.Table`` on a synthetic config: a convention comes from the section, else the
     activation's table (lr, steps), else ``defaults``, else its optional value; a key tuple takes its
-    first present key; a Fixed value has no origin; a function source sees the fields before it."""
+    first present key; a fixed value has no origin; a function source sees the fields before it."""
     names = ("seed", "experiment", "activation", "lr", "steps", "m", "huber", "d", "twice")
     cls = settings.settings_class("ToySettings", "a toy", names)
     config = {
@@ -277,7 +277,7 @@ def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
     }
     sources = {
         "steps": ("runs.{run}.steps", "steps.{activation}"),
-        "d": settings.Fixed(100),
+        "d": settings.fixed(100),
         "twice": lambda c, x: (2 * x["m"], ("runs", "m")),
     }
     a = settings.Table(cls, "runs.{run}", "run_{run}", sources).build(config, run="a")

@@ -1,6 +1,5 @@
 """Workflow tests: schema errors, dry-run of the whole DAG, a tiny end-to-end run, and reruns."""
 
-import functools
 import json
 import os
 import re
@@ -15,6 +14,7 @@ import yaml
 from conftest import (
     READS,
     ROOT,
+    SCHEMA,
     TINY,
     concurrently,
     copy_workflow,
@@ -24,8 +24,9 @@ from conftest import (
     snakemake,
 )
 
-from featlearn.pipeline import manifest
+from featlearn.pipeline import checks, manifest
 from featlearn.pipeline.settings import READS_ENV
+from featlearn.plan import load_config
 
 
 def test_dry_run_of_the_default_dag_loads_no_numba(tmp_path):
@@ -138,29 +139,18 @@ BAD_CONFIGS = {
 }
 
 
-@pytest.fixture(scope="module")
-def bad_config_runs(request, tmp_path_factory):
-    """{case: the dry run of config.yaml with the case's override} of the selected cases, two
-    Snakemake processes at a time."""
-    folder = tmp_path_factory.mktemp("bad_configs")
-    cases = sorted(selected_params(request, "case"))
-
-    def dry_run(case):
-        bad = folder / f"bad{cases.index(case)}.yaml"
-        bad.write_text(yaml.safe_dump(BAD_CONFIGS[case][0]))
-        return snakemake(ROOT, "-n", "--configfile", str(ROOT / "config.yaml"), str(bad), check=False)
-
-    return concurrently(dry_run, cases)
-
-
 @pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
-def test_bad_config_fails_before_any_job_naming_the_key(bad_config_runs, case):
-    key = BAD_CONFIGS[case][1]
-    proc = bad_config_runs[case]
-    assert proc.returncode != 0, proc.stdout[-2000:]
-    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "config error at" in ln]
-    assert len(lines) == 1 and f"'{key}'" in lines[0], proc.stderr[-2000:]
-    assert "Job stats" not in proc.stdout
+def test_bad_config_fails_naming_the_key(tmp_path, case):
+    """The check the Snakefile runs before any job (the schema, then ``checks.check_config``) on
+    config.yaml with the case's overlay, merged as Snakemake merges ``--configfile``s; that Snakemake
+    turns such an error into one line before any job is tested below (a schema error: a missing
+    key; a check's: a cell that cannot fit, and tests/test_user_activation.py)."""
+    overlay, key = BAD_CONFIGS[case]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(overlay))
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(load_config([ROOT / "config.yaml", bad]), schema=SCHEMA)
+    assert error.value.key == key, str(error.value)
 
 
 def test_a_cell_that_cannot_fit_in_memory_fails_before_any_job():
@@ -451,7 +441,9 @@ def rule_scripts():
     for name, body in re.findall(
         r'^    "(\w+)": dict\((.*?)(?=^    "\w+": dict\(|^}$)', entries, re.M | re.S
     ):
-        out[name] = re.search(r'script="(\w+)"', body).group(1) + ".py"
+        script = re.search(r'script="(\w+)"', body)  # by default plot_<x> for <x>_figure, else the rule's
+        default = f"plot_{name.removesuffix('_figure')}" if name.endswith("_figure") else name
+        out[name] = (script.group(1) if script else default) + ".py"
     for path in (ROOT / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"\n(?=rule )", path.read_text()):
             name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)
@@ -464,29 +456,31 @@ def rule_scripts():
 
 
 RUNTIME_IMPORTS = """
-import ast, sys
-tree = ast.parse(open(sys.argv[1]).read())
-for node in ast.walk(tree):
-    if isinstance(node, (ast.Import, ast.ImportFrom)) and "featlearn" in ast.unparse(node):
-        exec(ast.unparse(node))
-for name, module in sorted(sys.modules.items()):
-    if name.split(".")[0] == "featlearn":
-        print(module.__file__)
+import ast, os, sys
+import matplotlib.pyplot, numba, numpy, scipy.optimize, scipy.special, scipy.stats, sympy, yaml
+for script in sys.argv[1:]:
+    pid = os.fork()  # a fresh child per script: only the third-party modules are shared
+    if pid == 0:
+        for node in ast.walk(ast.parse(open(script).read())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and "featlearn" in ast.unparse(node):
+                exec(ast.unparse(node))
+        names = [m.__file__ for n, m in sorted(sys.modules.items()) if n.split(".")[0] == "featlearn"]
+        print(os.path.basename(script), *names, flush=True)
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0, script
 """
 
 
-@functools.cache
-def runtime_imports(script):
-    """Files of the featlearn modules Python loads when it runs the import statements of ``script``,
-    at any depth (compute scripts import inside ``main``)."""
-    proc = subprocess.run(
-        ["python", "-c", RUNTIME_IMPORTS, str(ROOT / "workflow" / "scripts" / script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def runtime_imports(scripts):
+    """{script: files of the featlearn modules Python loads when it runs the import statements of the
+    script, at any depth (compute scripts import inside ``main``)}: one interpreter imports the
+    third-party libraries once, then forks a fresh child per script."""
+    paths = [str(ROOT / "workflow" / "scripts" / script) for script in scripts]
+    command = ["python", "-c", RUNTIME_IMPORTS, *paths]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    return {str(Path(f).resolve().relative_to(ROOT)) for f in proc.stdout.split()}
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    return {script: {str(Path(f).resolve().relative_to(ROOT)) for f in files} for script, *files in lines}
 
 
 ON_DEMAND = {"src/featlearn/model/link_expressions.py", "src/featlearn/model/catalogue.py"}
@@ -497,8 +491,10 @@ them, since a job on such a link runs them."""
 
 @pytest.fixture(scope="module")
 def script_imports():
-    """{script: runtime_imports(script)} of every rule's script, two interpreters at a time."""
-    return concurrently(runtime_imports, sorted(set(rule_scripts().values())))
+    """``runtime_imports`` of every rule's script, in two interpreters (half the scripts each)."""
+    scripts = sorted(set(rule_scripts().values()))
+    halves = concurrently(runtime_imports, [tuple(scripts[0::2]), tuple(scripts[1::2])])
+    return {script: files for half in halves.values() for script, files in half.items()}
 
 
 @pytest.mark.parametrize("script", sorted(set(rule_scripts().values())))

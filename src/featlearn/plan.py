@@ -46,12 +46,6 @@ def load_config(paths):
     return config
 
 
-def small_job_count(config):
-    """Tables, figures and warm-ups: one per sweep (aggregation, figure), per figure, per table."""
-    sweeps = len(config["sweeps"])
-    return 2 * sweeps + 20
-
-
 def measured_seconds(path):
     """Wall seconds of one Snakemake benchmark file (first repetition)."""
     with open(path) as f:
@@ -78,10 +72,16 @@ def load_reference(results, config):
     return Reference(measured, sum(small) / len(small) if small else SMALL_JOB_SECONDS)
 
 
+def family(job):
+    """What a job is scaled from: its rule's first wildcard (sweep, model, ...), else its rule."""
+    names = job.kind.wildcard_names()
+    return job.wildcards[names[0]] if names else job.rule
+
+
 def expected_seconds(job, reference):
     """Eq. (E): ``job`` scaled from its nearest measured counterpart; its upper bound if none."""
-    peers = [(j, t) for j, t in reference.jobs if (j.rule, j.family) == (job.rule, job.family)]
-    same_delta = [(j, t) for j, t in peers if j.delta == job.delta]
+    peers = [(j, t) for j, t in reference.jobs if (j.rule, family(j)) == (job.rule, family(job))]
+    same_delta = [(j, t) for j, t in peers if j.wildcards.get("delta") == job.wildcards.get("delta")]
     peers = same_delta or peers
     if not peers:
         return job.seconds
@@ -105,7 +105,7 @@ def table(config, cores, reference=None):
         row[1] += job.threads * job.seconds / 3600
         row[2] += job.threads * (expected_seconds(job, reference) if reference else job.seconds) / 3600
         row[3] = max(row[3], job.mem_mb)
-    small = small_job_count(config)
+    small = 2 * len(config["sweeps"]) + 20  # tables, figures, warm-ups: per sweep its aggregation and figure
     small_seconds = reference.small_seconds if reference else SMALL_JOB_SECONDS
     by_rule["(tables, figures, warm-up)"] = [
         small,

@@ -31,10 +31,7 @@ def memory_limit():
 # failure is one line naming the offending key
 schema = yaml.safe_load(Path(workflow.source_path("../schemas/config.schema.yaml")).read_text())
 try:
-    error = checks.schema_error(config, schema)
-    if error is not None:
-        raise error
-    checks.check_config(config, memory_limit())
+    checks.check_config(config, memory_limit(), schema)
 except checks.ConfigError as error:
     raise WorkflowError(str(error)) from None
 
@@ -60,22 +57,6 @@ def warmed_code(script):
     return sorted(set(code("warm_numba.py")) | set(code(f"{script}.py")))
 
 
-def kernel_cache(rule, script):
-    """Input function of the compute rule ``rule``, which runs ``workflow/scripts/<script>.py``.
-    Each job gets its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
-    job whose activation or loss is a config entry, that cache is the one warmed with its generated
-    kernel module (model_numba_cache), and the module is its ``kernel``
-    (``featlearn.pipeline.kernels``)."""
-
-    def inputs(w):
-        tag = kernels.job_kernel_tag(config, rule, w)
-        if tag is None:
-            return {"cache": f"{NUMBA_CACHE}/{script}.ready"}
-        return {"cache": f"{NUMBA_CACHE}/{tag}/{script}.ready", "kernel": f"{KERNELS}/{tag}.py"}
-
-    return inputs
-
-
 def kernel_tag_constraint():
     """The tags of this config's model kernels, as a wildcard constraint (none: nothing matches)."""
     return "|".join(kernels.kernel_tags(config)) or "^$"
@@ -96,12 +77,6 @@ def canonical(params):
     return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
 
 
-def sweep_cells(name):
-    """Result files of every block of every (d, δ) cell of sweep ``name`` (``io.results.load_cells``
-    joins them into cells)."""
-    return job_outputs("sweep_block", sweep=name)
-
-
 def sweep_tables(name):
     """The cell table and the threshold fits of sweep ``name``."""
     return [f"{RESULTS}/tables/{name}_cells.csv", f"{RESULTS}/tables/{name}_thresholds.csv"]
@@ -120,11 +95,6 @@ def prediction_inputs(sweep):
         "prediction": f"{RESULTS}/tables/escape_prediction.csv",
         "delta50": f"{RESULTS}/tables/delta50_prediction.csv",
     }
-
-
-def phase_title(stem):
-    s = typed.SWEEP.build(config, sweep=sweep_of_figure(stem))
-    return f"{s.activation}, y = {s.link}"
 
 
 def stem_constraint(rule_name):
@@ -164,15 +134,6 @@ def theory_inputs():
     }
 
 
-def theory_model_params():
-    """Every theory model's settings (as dicts, sorted by name) and main N."""
-    models = sorted(config["theory"]["models"])
-    return (
-        {m: typed.THEORY_MODEL.build(config, model=m).asdict() for m in models},
-        {m: registry.main_n_paths(config, m) for m in models},
-    )
-
-
 # The compute jobs: paths, settings and resources from the job registry (featlearn.pipeline.jobs).
 
 
@@ -184,13 +145,18 @@ def job_output(rule):
 
 def job_inputs(kind):
     """Input function of a compute job: its code, the kind's other inputs and, for a kind that runs
-    numba kernels, its warm kernel cache (and model kernel: ``kernel_cache``)."""
+    numba kernels, its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
+    job whose activation or loss is a config entry, that cache is the one warmed with its generated
+    kernel module (model_numba_cache), and the module is its ``kernel`` (``featlearn.pipeline.kernels``)."""
     script_code = code(f"{kind.script}.py")
-    warm = kernel_cache(kind.rule, kind.script) if kind.warm else (lambda w: {})
 
     def inputs(w):
         other = {name: pattern.format(**dict(w.items())) for name, pattern in kind.inputs}
-        return {**warm(w), "code": script_code, **other}
+        tag = kernels.job_kernel_tag(config, kind.rule, w) if kind.warm else None
+        cache = {"cache": f"{NUMBA_CACHE}/{kind.script}.ready"} if kind.warm else {}
+        if tag is not None:
+            cache = {"cache": f"{NUMBA_CACHE}/{tag}/{kind.script}.ready", "kernel": f"{KERNELS}/{tag}.py"}
+        return {**cache, "code": script_code, **other}
 
     return inputs
 
@@ -200,7 +166,7 @@ def job_params(kind):
     extra values, one input function each, and, where it runs numba kernels, its cache directory."""
 
     def param(name):
-        return lambda w: kind.params(config, w)[name]
+        return lambda w: kind.params(config, w)[0][name]
 
     params = {name: param(name) for name in ("settings", *kind.extra)}
     if kind.warm:
@@ -222,8 +188,11 @@ def job_outputs(rule, **match):
     return registry.outputs(config, rule, **match)
 
 
-def prediction_table_inputs(kind):
-    """Input function: per model of ``escape.<kind>``, its cells, its sweep's cell table and fits."""
+def prediction_entry(kind, what, level, **tables):
+    """The RESULT_RULES entry comparing ``escape.<kind>``'s predictions with the sweeps: per model
+    its cells, its sweep's cell table and fits; the ``tables`` ({output: file name}) and the figure
+    ``extra_escape_<kind>``; the models' settings and the level its script reads them at."""
+    table = {"prediction": typed.PREDICTION, "two_stage": typed.TWO_STAGE}[kind]
 
     def inputs(w):
         out = {}
@@ -232,7 +201,23 @@ def prediction_table_inputs(kind):
             out[f"sweep_{model}"], out[f"fits_{model}"] = sweep_tables(spec["sweep"])
         return out
 
-    return inputs
+    return dict(
+        what=f"{what}: tables and figure",
+        inputs=inputs,
+        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
+        output=dict(
+            **{name: table_output(f"{RESULTS}/tables/{file}") for name, file in tables.items()},
+            figure=figure_outputs(f"extra_escape_{kind}"),
+        ),
+        log=f"escape/{kind}_table",
+        params=dict(
+            models=lambda w: canonical(config["escape"][kind]["models"]),
+            settings=lambda w: {m: table.build(config, model=m).asdict() for m in config["escape"][kind]["models"]},
+            tolerance=config["escape"]["prediction"]["tolerance"],
+            level=level,
+        ),
+        local=False,
+    )
 
 
 def finite_size_inputs(w):
@@ -250,7 +235,7 @@ def design_sweeps():
 def design_settings_params():
     """Each design's settings (as its theory job reads them), for the design table's columns."""
     names = config.get("design", {}).get("designs", {})
-    return {name: registry.KIND["design_theory"].params(config, SimpleNamespace(design=name))["settings"] for name in names}
+    return {name: registry.KIND["design_theory"].params(config, SimpleNamespace(design=name))[0]["settings"] for name in names}
 
 
 def design_inputs(w):
@@ -276,12 +261,6 @@ def finite_size_pricing():
     return canonical(out)
 
 
-def spectral_threshold_inputs(w):
-    """The plateau cells of the spectral-threshold scan, per activation (``cells_<activation>``)."""
-    activations = config.get("spectral_threshold", {}).get("delta", {})
-    return {f"cells_{act}": job_outputs("spectral_threshold_cell", activation=act) for act in activations}
-
-
 def claim_roles():
     """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
     from featlearn.analysis.claims import roles
@@ -297,7 +276,6 @@ def claims_inputs(w):
     }
 
 
-THEORY_KINDS = manifest.THEORY_KINDS
 THEORY_TABLES = (
     "theory_thresholds.csv",
     "theory_thresholds.tex",

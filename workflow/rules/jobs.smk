@@ -20,7 +20,7 @@ for rule in registry.KIND:
         benchmark:
             registry.KIND[rule].pattern("benchmark")
         wildcard_constraints:
-            **dict(registry.KIND[rule].constraints),
+            **registry.KIND[rule].wildcard_constraints(),
         params:
             **job_params(registry.KIND[rule]),
         threads: registry.KIND[rule].job_threads(config)

@@ -1,19 +1,22 @@
 # Every table and figure rule: computed from stored results only, each from one template (as the
 # compute rules are, jobs.smk).  An entry names what the rule does (`what`, its
-# message), its script, what it reads besides its code (`input`; values may be input functions, and
+# message), its script (`script`; by default `plot_<x>` for a figure rule `<x>_figure`, else the
+# rule's name), what it reads besides its code (`input`; values may be input functions, and
 # `inputs` is an unpacked input function), what it writes (`output`: named, or `outputs`), its log
 # (`log`: the path under results/logs/ and results/benchmarks/) and what its script reads besides
 # the report caption (`params`).  Rules run on the submitting machine unless `local` is False.
 # A figure rule (`**FIGURE`) draws the stems the figure manifest (featlearn.pipeline.manifest) gives it.
 
-THEORY_MODELS, THEORY_N_PATHS = theory_model_params()  # each model's settings and main N, built once
+# each theory model's settings (as dicts, sorted by name) and main N, built once
+THEORY_MODELS = {m: typed.THEORY_MODEL.build(config, model=m).asdict() for m in sorted(config["theory"]["models"])}
+THEORY_N_PATHS = {m: registry.main_n_paths(config, m) for m in sorted(config["theory"]["models"])}
 FIGURE = dict(what="Drawing {wildcards.stem}", log="figures/{stem}", figure=True)
+
 
 RESULT_RULES = {
     # --- stage 2b: the optimal spectral method (no GD): theory curve and delta_alg ---
     "spectral_theory": dict(
         what="Asymptotic spectral overlap curve and delta_alg per link",
-        script="spectral_theory",
         output=dict(
             curve=table_output(f"{RESULTS}/tables/spectral_theory.csv"),
             delta_alg=table_output(f"{RESULTS}/tables/delta_alg.csv"),
@@ -29,15 +32,14 @@ RESULT_RULES = {
     # --- stage 2c: the Hessian at the restricted-GD plateau (docs/outlier.md) ---
     "hessian_table": dict(
         what="Collecting the plateau spectra of {wildcards.activation}",
-        script="hessian_table",
         input=dict(cells=lambda w: job_outputs("hessian_cell", activation=w.activation)),
         outputs=[table_output(f"{RESULTS}/tables/hessian_{{activation}}.csv")],
         log="hessian/table_{activation}",
     ),
     "spectral_threshold_table": dict(
         what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
-        script="spectral_threshold_table",
-        inputs=spectral_threshold_inputs,
+        # the plateau cells of the scan, per activation
+        inputs=lambda w: {f"cells_{a}": job_outputs("spectral_threshold_cell", activation=a) for a in config.get("spectral_threshold", {}).get("delta", {})},
         input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
         outputs=[table_output(f"{RESULTS}/tables/spectral_threshold.csv")],
         log="hessian/spectral_threshold",
@@ -49,7 +51,6 @@ RESULT_RULES = {
     # --- stage 2d: theory (DMFT, outlier, static fixed point) against its simulated referee ---
     "theory_tables": dict(
         what="Theory thresholds and theory-vs-simulation agreement tables",
-        script="theory_tables",
         input=dict(**theory_inputs(), thresholds=f"{RESULTS}/tables/thresholds.csv"),
         outputs=[table_output(f"{RESULTS}/tables/{name}") for name in THEORY_TABLES],
         log="theory/tables",
@@ -65,7 +66,6 @@ RESULT_RULES = {
     # signal, and the success they predict ---
     "escape_linear_table": dict(
         what="Linear stage of the escape: theory vs simulation table and figure",
-        script="escape_linear_table",
         input=dict(cells=job_outputs("escape_linear_cell")),
         output=dict(
             table=table_output(f"{RESULTS}/tables/escape_linear_stage.csv"),
@@ -77,7 +77,6 @@ RESULT_RULES = {
     ),
     "escape_signal_table": dict(
         what="DMFT with signal vs planted-overlap GD: table",
-        script="escape_signal_table",
         input=dict(cells=job_outputs("escape_signal_cell")),
         output=dict(
             table=table_output(f"{RESULTS}/tables/escape_signal.csv"),
@@ -88,49 +87,18 @@ RESULT_RULES = {
         local=False,
     ),
     "escape_prediction_table": dict(
-        what="Predicted vs measured success and delta50(d): tables and figure",
-        script="escape_prediction_table",
-        inputs=prediction_table_inputs("prediction"),
-        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
-        output=dict(
-            table=table_output(f"{RESULTS}/tables/escape_prediction.csv"),
-            delta50=table_output(f"{RESULTS}/tables/delta50_prediction.csv"),
-            figure=figure_outputs("extra_escape_prediction"),
-        ),
-        log="escape/prediction_table",
-        params=dict(
-            models=canonical(config["escape"]["prediction"]["models"]),
-            settings=lambda w: {m: typed.PREDICTION.build(config, model=m).asdict() for m in config["escape"]["prediction"]["models"]},
-            tolerance=config["escape"]["prediction"]["tolerance"],
-            level="rho_c",
-        ),
-        local=False,
+        **prediction_entry("prediction", "Predicted vs measured success and delta50(d)", "rho_c",
+                           table="escape_prediction.csv", delta50="delta50_prediction.csv"),
     ),
     "escape_two_stage_table": dict(
-        what="Two-stage prediction vs measured success and delta50(d): tables and figure",
+        **prediction_entry("two_stage", "Two-stage prediction vs measured success and delta50(d)", "t0",
+                           table="escape_two_stage.csv", delta50="delta50_two_stage.csv", scans="escape_two_stage_scans.csv"),
         script="escape_prediction_table",
-        inputs=prediction_table_inputs("two_stage"),
-        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
-        output=dict(
-            table=table_output(f"{RESULTS}/tables/escape_two_stage.csv"),
-            delta50=table_output(f"{RESULTS}/tables/delta50_two_stage.csv"),
-            scans=table_output(f"{RESULTS}/tables/escape_two_stage_scans.csv"),
-            figure=figure_outputs("extra_escape_two_stage"),
-        ),
-        log="escape/two_stage_table",
-        params=dict(
-            models=lambda w: canonical(config["escape"]["two_stage"]["models"]),
-            settings=lambda w: {m: typed.TWO_STAGE.build(config, model=m).asdict() for m in config["escape"]["two_stage"]["models"]},
-            tolerance=config["escape"]["prediction"]["tolerance"],
-            level="t0",
-        ),
-        local=False,
     ),
     # --- the convention explorer (overlay workflow/configs/conventions.yaml): which modelling
     # conventions reproduce the paper's three headline numbers; nothing runs without `conventions:` ---
     "convention_table": dict(
         what="Conventions ranked against the paper's three numbers: table and figure",
-        script="convention_table",
         input=dict(scans=job_outputs("convention_scan"), plateaus=job_outputs("convention_plateau")),
         output=dict(
             table=table_output(f"{RESULTS}/tables/conventions.csv"),
@@ -148,7 +116,6 @@ RESULT_RULES = {
     # laws of its growth by the joint likelihood of every cell, what they decide about d -> inf ---
     "finite_size_scaling": dict(
         what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, figure",
-        script="finite_size_scaling",
         inputs=finite_size_inputs,
         output=dict(
             table=table_output(f"{RESULTS}/tables/finite_size_scaling.csv"),
@@ -172,7 +139,6 @@ RESULT_RULES = {
     ),
     "finite_size_refine": dict(
         what="Second-pass delta placement around each d's crossing (an overlay, built on request)",
-        script="finite_size_refine",
         inputs=finite_size_inputs,
         outputs=[f"{RESULTS}/finite_size/refine.yaml"],
         log="finite_size/refine",
@@ -186,7 +152,6 @@ RESULT_RULES = {
     # asks for (read from the theory alone, so pass 2 does not rewrite them) and the design table ---
     "design_sweeps": dict(
         what="The GD sweeps the theory asks for: its best and worst designs and the included ones (an overlay for pass 2)",
-        script="design_sweeps",
         input=dict(theory=lambda w: job_outputs("design_theory")),
         outputs=[f"{RESULTS}/design/design_sweeps.yaml"],
         log="design/sweeps",
@@ -194,7 +159,6 @@ RESULT_RULES = {
     ),
     "design_table": dict(
         what="Design table and figure",
-        script="design_table",
         inputs=design_inputs,
         output=dict(
             table=table_output(f"{RESULTS}/tables/design.csv"),
@@ -210,8 +174,7 @@ RESULT_RULES = {
     # --- stage 3: cell summaries and threshold fits ---
     "aggregate_sweep": dict(
         what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
-        script="aggregate_sweep",
-        input=dict(cells=lambda w: sweep_cells(w.sweep)),
+        input=dict(cells=lambda w: job_outputs("sweep_block", sweep=w.sweep)),  # the blocks of every cell
         output=dict(
             cells=table_output(f"{RESULTS}/tables/{{sweep}}_cells.csv"),
             thresholds=table_output(f"{RESULTS}/tables/{{sweep}}_thresholds.csv"),
@@ -221,7 +184,6 @@ RESULT_RULES = {
     ),
     "threshold_table": dict(
         what="Collecting the threshold table",
-        script="threshold_table",
         input=dict(
             # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
             sweeps=[sweep_tables(name)[1] for name in config["sweeps"] if name != config["easy_hard"]["sweep"]],
@@ -234,18 +196,16 @@ RESULT_RULES = {
     # --- stage 4: figures ---
     "phase_figure": dict(
         **FIGURE,
-        script="plot_phase",
         inputs=lambda w: prediction_inputs(sweep_of_figure(w.stem)),
         input=dict(
             cells=lambda w: sweep_tables(sweep_of_figure(w.stem))[0],
             thresholds=lambda w: sweep_tables(sweep_of_figure(w.stem))[1],
         ),
-        params=dict(title=lambda w: phase_title(w.stem), sweep=lambda w: sweep_of_figure(w.stem)),
+        params=dict(title=lambda w: "{activation}, y = {link}".format(**typed.SWEEP.build(config, sweep=sweep_of_figure(w.stem)).asdict()), sweep=lambda w: sweep_of_figure(w.stem)),
     ),
-    "grokking_figure": dict(**FIGURE, script="plot_grokking", input=dict(run=f"{RESULTS}/grokking/{{stem}}.npz")),
+    "grokking_figure": dict(**FIGURE, input=dict(run=f"{RESULTS}/grokking/{{stem}}.npz")),
     "spectral_figure": dict(
         **FIGURE,
-        script="plot_spectral",
         inputs=lambda w: prediction_inputs(config["figure1"]["random"]),
         input=dict(
             random_cells=sweep_tables(config["figure1"]["random"])[0],
@@ -260,7 +220,6 @@ RESULT_RULES = {
     ),
     "hessian_spectrum_figure": dict(
         **FIGURE,
-        script="plot_hessian_spectrum",
         input=dict(
             cells=[
                 f for act, pair in config["hessian"]["histogram"].items() for dl in pair
@@ -270,35 +229,31 @@ RESULT_RULES = {
     ),
     "hessian_delta_figure": dict(
         **FIGURE,
-        script="plot_hessian_delta",
         input=dict(
             tables=expand(f"{RESULTS}/tables/hessian_{{activation}}.csv", activation=list(config["hessian"]["delta"])),
             fixed_points=[f"{RESULTS}/theory/fixed_point/{m}.npz" for m in config["theory"]["hessian_overlay"].values()],
         ),
         params=dict(overlay=canonical(config["theory"]["hessian_overlay"])),
     ),
-    "hessian_trajectory_figure": dict(**FIGURE, script="plot_hessian_trajectory", input=dict(cells=job_outputs("hessian_cell"))),
-    "landscape_figure": dict(**FIGURE, script="plot_landscape", input=dict(cells=job_outputs("landscape_cell"))),
+    "hessian_trajectory_figure": dict(**FIGURE, input=dict(cells=job_outputs("hessian_cell"))),
+    "landscape_figure": dict(**FIGURE, input=dict(cells=job_outputs("landscape_cell"))),
     "sweep_escape_steps_figure": dict(
         **FIGURE,
-        script="plot_sweep_escape_steps",
         input=dict(tables=[sweep_tables(name)[0] for name in sorted(config["sweeps"])]),
         params=dict(sweeps=sorted(config["sweeps"])),  # sorted: config key order must not look like a change
     ),
     "theory_figure": dict(
         **FIGURE,
-        script="plot_theory",
         input=dict(
             **theory_inputs(),
             # only the δ_NN figure draws the empirical thresholds from the table
-            table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if THEORY_KINDS[w.stem] == "delta_nn" else [],
+            table=lambda w: f"{RESULTS}/tables/theory_thresholds.csv" if manifest.THEORY_KINDS[w.stem] == "delta_nn" else [],
         ),
-        params=dict(models=THEORY_MODELS, n_paths=THEORY_N_PATHS, kind=lambda w: THEORY_KINDS[w.stem]),
+        params=dict(models=THEORY_MODELS, n_paths=THEORY_N_PATHS, kind=lambda w: manifest.THEORY_KINDS[w.stem]),
         local=False,
     ),
     "width_figure": dict(
         **FIGURE,
-        script="plot_width",
         input=dict(
             cells=[sweep_tables(s)[0] for group in config["width"]["groups"].values() for s in group],
             fits=[sweep_tables(s)[1] for group in config["width"]["groups"].values() for s in group],
@@ -310,8 +265,7 @@ RESULT_RULES = {
     ),
     "easy_hard_figure": dict(
         what="Drawing easy vs hard direction learning",
-        script="plot_easy_hard",
-        input=dict(cells=lambda w: sweep_cells(config["easy_hard"]["sweep"])),
+        input=dict(cells=lambda w: job_outputs("sweep_block", sweep=config["easy_hard"]["sweep"])),
         output=dict(
             figure=figure_outputs(config["easy_hard"]["stem"]),
             table=table_output(f"{RESULTS}/tables/{config['easy_hard']['stem']}_learning_steps.csv"),
@@ -322,7 +276,6 @@ RESULT_RULES = {
     # --- stage 5: the claims table with computed verdicts (the manuscript: paper.smk) ---
     "claims_table": dict(
         what="The paper's claims against the results: verdicts",
-        script="claims_table",
         inputs=claims_inputs,
         outputs=[table_output(f"{RESULTS}/tables/claims.csv")],
         log="paper/claims",
@@ -334,6 +287,9 @@ RESULT_RULES = {
     ),
 }
 
+
+for name, entry in RESULT_RULES.items():
+    entry.setdefault("script", f"plot_{name.removesuffix('_figure')}" if name.endswith("_figure") else name)
 
 # The loop variable is called `rule` for the reason given in jobs.smk (the script directive is
 # evaluated again when a job runs, with `rule` the job's rule name).

@@ -64,36 +64,27 @@ def finite_numbers(config):
             raise ConfigError(key, f"{value} is not a finite number")
 
 
-def _config_entries(section, entries, built_in, kind, parse):
-    """Each entry of the config section ``section`` ({name: expression}) has a name that is not a
-    built-in's and an expression that ``parse`` accepts (its one-line ``ExpressionError`` otherwise)."""
-    for name, text in entries.items():
-        key = f"{section}.{name}"
-        if name in built_in:
-            raise ConfigError(key, f"{name!r} is a built-in {kind}: give the expression another name")
-        try:
-            parse(text)
-        except catalogue.ExpressionError as error:
-            raise ConfigError(key, str(error)) from None
-
-
-def config_activations(config):
-    """The config activations (``activations:``, expressions in z; ``catalogue.parse``)."""
-    _config_entries(
-        "activations", kernels.config_activations(config), catalogue.BUILT_IN, "activation", catalogue.parse
-    )
-
-
-def config_losses(config):
-    """The config losses (``losses:``, expressions in e; ``catalogue.parse_loss``)."""
-    _config_entries(
-        "losses", kernels.config_losses(config), catalogue.BUILT_IN_LOSSES, "loss", catalogue.parse_loss
-    )
+def config_expressions(config):
+    """Each config activation (``activations:``, an expression in z; ``catalogue.parse``) and config
+    loss (``losses:``, an expression in e; ``catalogue.parse_loss``) has a name that is not a
+    built-in's and an expression that parses (its one-line ``ExpressionError`` otherwise)."""
+    rules = (("activations", catalogue.BUILT_IN, "activation", catalogue.parse),)
+    rules += (("losses", catalogue.BUILT_IN_LOSSES, "loss", catalogue.parse_loss),)
+    for section, built_in, kind, parse in rules:
+        for name, text in kernels.config_entries(config, section).items():
+            if name in built_in:
+                raise ConfigError(
+                    f"{section}.{name}", f"{name!r} is a built-in {kind}: give the expression another name"
+                )
+            try:
+                parse(text)
+            except catalogue.ExpressionError as error:
+                raise ConfigError(f"{section}.{name}", str(error)) from None
 
 
 def loss_references(config):
     """Every ``loss`` the config names is a built-in loss or a config loss."""
-    known = {*catalogue.BUILT_IN_LOSSES, *kernels.config_losses(config)}
+    known = {*catalogue.BUILT_IN_LOSSES, *kernels.config_entries(config, "losses")}
     for key, value in _walk(config):
         if key.rsplit(".", 1)[-1] == "loss" and value is not None and value not in known:
             built_in = ", ".join(catalogue.BUILT_IN_LOSSES)
@@ -116,17 +107,12 @@ def loss_thresholds(config):
             )
 
 
-def _link_uses(config):
-    """(config key, link) of every place the config names a link (a key ``link``)."""
-    for key, value in _walk(config):
-        if key.rsplit(".", 1)[-1] == "link" and isinstance(value, str):
-            yield key, value
-
-
 def link_expressions(config):
-    """Every link the config names is a built-in link or an expression that
+    """Every link the config names (a key ``link``) is a built-in link or an expression that
     ``link_expressions.parse`` accepts."""
-    for key, name in _link_uses(config):
+    for key, name in _walk(config):
+        if key.rsplit(".", 1)[-1] != "link" or not isinstance(name, str):
+            continue
         try:
             get_link(name)
         except ValueError as error:
@@ -176,7 +162,7 @@ def link_requirements(config):
 def _activations(config):
     """The activations a config may name (the built-in ones and its own) and what a wrong one is not."""
     built_in = ", ".join(catalogue.BUILT_IN)
-    names = (*catalogue.BUILT_IN, *kernels.config_activations(config))
+    names = (*catalogue.BUILT_IN, *kernels.config_entries(config, "activations"))
     return names, f"is neither a built-in activation ({built_in}) nor in activations"
 
 
@@ -336,7 +322,9 @@ def design_family(config):
 
 
 def unique_stems(config):
-    duplicates = manifest.duplicate_stems(config)
+    """No two figures share a stem (a stem names one file)."""
+    stems = [f.stem for f in manifest.figures(config)]
+    duplicates = sorted({s for s in stems if stems.count(s) > 1})
     if duplicates:
         raise ConfigError("sweeps", f"figure stem {duplicates[0]!r} names more than one figure")
 
@@ -368,8 +356,7 @@ def memory(config, limit_mb):
 CHECKS = (
     finite_numbers,
     link_expressions,
-    config_activations,
-    config_losses,
+    config_expressions,
     loss_references,
     references,
     easy_hard_link,
@@ -384,8 +371,12 @@ CHECKS = (
 )
 
 
-def check_config(config, mem_limit_mb=None):
-    """Run every check; raise the first :class:`ConfigError`."""
+def check_config(config, mem_limit_mb=None, schema=None):
+    """The config check run before any job: the JSON ``schema`` (if given), then every check it cannot
+    express; raise the first :class:`ConfigError`."""
+    error = schema_error(config, schema) if schema is not None else None
+    if error is not None:
+        raise error
     for check in CHECKS:
         check(config)
     memory(config, mem_limit_mb)

@@ -32,6 +32,8 @@ from featlearn.pipeline import resources
 from featlearn.pipeline import settings as typed
 
 RESULTS = "results"
+NUMERIC = {"d": r"\d+", "delta": r"[0-9.]+", "block": r"\d+", "n_paths": r"[0-9]+"}
+"""The constraint of each numeric wildcard (a dimension, a δ, a block index, a number of DMFT paths)."""
 
 
 def fmt(value):
@@ -52,7 +54,7 @@ class Kind:
     what: str = ""  # what a job does (its message, followed by its wildcards)
     warm: bool = True  # runs numba kernels: gets a warm kernel cache (and its model kernel)
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
-    constraints: tuple = ()  # (wildcard, regex)
+    constraints: tuple = ()  # (wildcard, regex) besides the numeric wildcards' (NUMERIC)
     threads: str = "config"  # "config": config["threads"]; "one": 1
     extra: dict = field(default_factory=dict)  # param -> a source of ``settings.resolve``
 
@@ -63,20 +65,15 @@ class Kind:
         """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace)."""
         return self.settings.build(config, **_as_dict(w))
 
-    def extra_values(self, config, w):
-        """{param: (value, the config key it comes from)} of the ``extra`` params of the job at ``w``."""
-        return {name: typed.resolve(config, name, source, _as_dict(w)) for name, source in self.extra.items()}
-
     def params(self, config, w):
-        """{param: value} of one job: ``settings`` (as a dict) and the ``extra`` values."""
-        extra = self.extra_values(config, w)
-        return {"settings": self.build(config, w).asdict(), **{k: v for k, (v, _) in extra.items()}}
-
-    def origins(self, config, w):
-        """The config keys one job's params come from (a list-valued key stands for its elements)."""
-        s = self.build(config, w)
-        keys = {key for name in s.field_names() for key in _keys(s.origin.get(name))}
-        return keys | {key for _, keys in self.extra_values(config, w).values() for key in _keys(keys)}
+        """({param: value}, the config keys they come from) of the job at ``w``: ``settings`` (as a
+        dict) and the ``extra`` values (``settings.resolve``; a list-valued key stands for its
+        elements)."""
+        s, x = self.build(config, w), _as_dict(w)
+        extra = {name: typed.resolve(config, name, source, x) for name, source in self.extra.items()}
+        origins = [*(s.origin.get(name) for name in s.field_names()), *(key for _, key in extra.values())]
+        params = {"settings": s.asdict(), **{name: value for name, (value, _) in extra.items()}}
+        return params, {key for origin in origins for key in _keys(origin)}
 
     def output(self, **wildcards):
         return f"{RESULTS}/{self.path.format(**wildcards)}{self.suffix}"
@@ -100,6 +97,12 @@ class Kind:
         """Snakemake's message of a job: what it does and its wildcards."""
         return ", ".join([self.what, *(f"{name}={{wildcards.{name}}}" for name in self.wildcard_names())])
 
+    def wildcard_constraints(self):
+        """{wildcard: regex}: ``NUMERIC``'s for the numeric wildcards of its path, and ``constraints``."""
+        return {name: NUMERIC[name] for name in self.wildcard_names() if name in NUMERIC} | dict(
+            self.constraints
+        )
+
     def job_threads(self, config):
         return config["threads"] if self.threads == "config" else 1
 
@@ -111,10 +114,6 @@ def _keys(origin):
 
 def _as_dict(w):
     return w if isinstance(w, dict) else dict(w.items()) if hasattr(w, "items") else vars(w)
-
-
-def _w(**values):
-    return SimpleNamespace(**values)
 
 
 # --- cells ---------------------------------------------------------------------------------------
@@ -205,9 +204,6 @@ def _convention_report(config, x):
 
 # --- the registry ----------------------------------------------------------------------------------
 
-_DELTA = ("delta", r"[0-9.]+")
-_D = ("d", r"\d+")
-
 KINDS = (
     Kind(
         "sweep_block",
@@ -218,7 +214,6 @@ KINDS = (
         "sweeps.{sweep}",
         script="run_cell",
         what="GD sweep block",
-        constraints=(_D, _DELTA, ("block", r"\d+")),
     ),
     Kind(
         "grokking_dataset",
@@ -252,7 +247,6 @@ KINDS = (
         resources.plateau,
         "hessian.delta.{activation}",
         what="Restricted GD plateau and its Hessian spectrum",
-        constraints=(_DELTA,),
     ),
     Kind(
         "spectral_threshold_cell",
@@ -263,7 +257,6 @@ KINDS = (
         "spectral_threshold.delta.{activation}",
         script="hessian_cell",
         what="Plateau of the spectral-threshold scan",
-        constraints=(_D, _DELTA),
     ),
     Kind(
         "landscape_cell",
@@ -273,7 +266,6 @@ KINDS = (
         resources.landscape,
         "landscape.delta",
         what="Fig 3: the risk on planes through the plateau",
-        constraints=(_DELTA,),
     ),
     Kind(
         "theory_sim_cell",
@@ -283,7 +275,6 @@ KINDS = (
         resources.referee,
         "theory.simulation.delta.{model}",
         what="Restricted GD over the DMFT horizon (the referee)",
-        constraints=(_DELTA,),
     ),
     Kind(
         "dmft_model",
@@ -293,7 +284,6 @@ KINDS = (
         resources.dmft,
         "theory.models.{model}",
         what="DMFT of restricted GD and its Hessian outlier",
-        constraints=(("n_paths", r"[0-9]+"),),
         extra={
             "deltas": "theory.models.{model}.delta",
             "horizon": "theory.horizon",
@@ -318,7 +308,6 @@ KINDS = (
         resources.escape("linear"),
         "escape.cases.{model}",
         what="Linear stage of the escape",
-        constraints=(_DELTA,),
     ),
     Kind(
         "escape_signal_cell",
@@ -328,7 +317,6 @@ KINDS = (
         resources.escape("signal"),
         "escape.signal.cases.{model}",
         what="DMFT with signal vs planted-overlap GD",
-        constraints=(_DELTA,),
         extra={"m0": "escape.signal.m0"},
     ),
     Kind(
@@ -339,7 +327,6 @@ KINDS = (
         resources.prediction,
         "escape.prediction.models.{model}",
         what="Predicted success from the linear process",
-        constraints=(_DELTA,),
     ),
     Kind(
         "escape_two_stage_cell",
@@ -349,7 +336,6 @@ KINDS = (
         resources.two_stage,
         "escape.two_stage.models.{model}",
         what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
-        constraints=(_DELTA,),
     ),
     Kind(
         "convention_scan",
@@ -359,7 +345,7 @@ KINDS = (
         resources.convention_scan,
         "conventions.grid.{convention}",
         what="Convention scan, auto-refined in delta",
-        constraints=(("activation", r"[a-z0-9]+"), _D),
+        constraints=(("activation", r"[a-z0-9]+"),),
         extra={
             "coarse": "conventions.coarse.{activation}",
             "refine": "conventions.refine",
@@ -423,7 +409,6 @@ KINDS = (
         what="Spectral estimator overlap",
         warm=False,
         suffix=".csv",
-        constraints=(_D,),
         threads="one",
     ),
 )
@@ -433,7 +418,8 @@ KIND = {k.rule: k for k in KINDS}
 
 @dataclass(frozen=True)
 class Job:
-    """One compute job of a config: its kind, wildcards, settings, threads, memory and seconds."""
+    """One compute job of a config: its kind, wildcards, settings, threads, memory (MB) and seconds
+    (``Kind.cost``), output and benchmark files, and the config key it comes from (``Kind.section``)."""
 
     kind: Kind
     wildcards: dict
@@ -441,44 +427,22 @@ class Job:
     threads: int
     mem_mb: int
     seconds: float
+    output: str
+    benchmark: str
+    section: str
 
     @property
     def rule(self):
         return self.kind.rule
 
-    @property
-    def output(self):
-        return self.kind.output(**self.wildcards)
-
-    @property
-    def benchmark(self):
-        return self.kind.benchmark(**self.wildcards)
-
-    @property
-    def section(self):
-        return self.kind.section.format(**self.wildcards)
-
-    @property
-    def family(self):
-        """What the cost estimate scales this job from: its rule's first wildcard (sweep, model, ...)."""
-        names = self.kind.wildcard_names()
-        return self.wildcards[names[0]] if names else self.rule
-
-    @property
-    def d(self):
-        return int(self.wildcards["d"]) if "d" in self.wildcards else getattr(self.settings, "d", None)
-
-    @property
-    def delta(self):
-        return float(self.wildcards["delta"]) if "delta" in self.wildcards else None
-
 
 def job(config, kind, wildcards):
     """The :class:`Job` of ``kind`` (a rule name or Kind) at ``wildcards`` (a dict of strings)."""
     kind = KIND[kind] if isinstance(kind, str) else kind
-    s = kind.build(config, wildcards)
-    mem_mb, seconds = kind.cost(config, _w(**wildcards), s)
-    return Job(kind, dict(wildcards), s, kind.job_threads(config), int(mem_mb), float(seconds))
+    s, w = kind.build(config, wildcards), dict(wildcards)
+    mem_mb, seconds = kind.cost(config, SimpleNamespace(**w), s)
+    where = (kind.output(**w), kind.benchmark(**w), kind.section.format(**w))
+    return Job(kind, w, s, kind.job_threads(config), int(mem_mb), float(seconds), *where)
 
 
 def compute_jobs(config):
@@ -499,7 +463,7 @@ def params_by_output(config):
         for cell in kind.cells(config):
             family = (kind.rule, *sorted((k, v) for k, v in cell.items() if k not in CELL_COORDINATES))
             if family not in families:
-                families[family] = (kind.params(config, cell), kind.origins(config, cell))
+                families[family] = kind.params(config, cell)
             out[kind.output(**cell)] = families[family]
     return out
 

@@ -25,14 +25,10 @@ LOSS_PREFIX = "loss-"
 """The prefix of a config loss's part of a tag."""
 
 
-def config_activations(config):
-    """{name: expression} of the config's own activations (empty without an ``activations`` section)."""
-    return config.get("activations") or {}
-
-
-def config_losses(config):
-    """{name: expression} of the config's own losses (empty without a ``losses`` section)."""
-    return config.get("losses") or {}
+def config_entries(config, section):
+    """{name: expression} of the config's own activations (``section`` "activations") or losses
+    ("losses"); empty without that section."""
+    return config.get(section) or {}
 
 
 def _part(name, text):
@@ -44,7 +40,7 @@ def _part(name, text):
 def kernel_entries(config, activation, loss=None):
     """((activation, expression) or None, (loss, expression) or None): the config entries a job of
     ``activation`` and ``loss`` needs in its kernel module."""
-    activations, losses = config_activations(config), config_losses(config)
+    activations, losses = config_entries(config, "activations"), config_entries(config, "losses")
     return (
         (activation, activations[activation]) if activation in activations else None,
         (loss, losses[loss]) if loss in losses else None,
@@ -63,8 +59,8 @@ def kernel_tags(config):
     """{tag: (activation entry or None, loss entry or None)} of every combination of a config
     activation or a built-in one with a config loss or a built-in one, but for built-in with
     built-in (see :func:`kernel_entries`)."""
-    activations = [*config_activations(config), None]
-    losses = [*config_losses(config), None]
+    activations = [*config_entries(config, "activations"), None]
+    losses = [*config_entries(config, "losses"), None]
     out = {}
     for activation, loss in itertools.product(activations, losses):
         tag = kernel_tag(config, activation, loss)
@@ -77,7 +73,7 @@ def job_kernel_tag(config, rule, wildcards):
     """The kernel tag of the compute job of ``rule`` at ``wildcards`` (its settings' ``activation``
     and loss, built only when the config has activations or losses of its own), None for a built-in
     activation and loss."""
-    if not (config_activations(config) or config_losses(config)):
+    if not (config_entries(config, "activations") or config_entries(config, "losses")):
         return None
     settings = jobs.KIND[rule].build(config, wildcards)
     return kernel_tag(config, settings.activation, loss_name(settings))

@@ -100,12 +100,6 @@ def figures(config):
     return out
 
 
-def duplicate_stems(config):
-    """Stems that name more than one figure (a config error)."""
-    stems = [f.stem for f in figures(config)]
-    return sorted({s for s in stems if stems.count(s) > 1})
-
-
 def markdown_table(config):
     """The manifest as the README's figure table (the README block is checked against it)."""
     lines = ["| stem | paper | rule | what it shows |", "|---|---|---|---|"]

@@ -44,13 +44,8 @@ def _mb(nbytes):
     return int(math.ceil(BASE_MB + SAFETY * nbytes / 1e6))
 
 
-def gd_cell_bytes(d, delta, n_test, dtype):
-    item = np.dtype(dtype).itemsize
-    return (round(delta * d) + n_test) * d * (8 + item)
-
-
 def gd_cell_mem_mb(d, delta, n_test, dtype):
-    return _mb(gd_cell_bytes(d, delta, n_test, dtype))
+    return _mb((round(delta * d) + n_test) * d * (8 + np.dtype(dtype).itemsize))
 
 
 def gd_cell_seconds(d, delta, dtype, steps, trials, m=1):

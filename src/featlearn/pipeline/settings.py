@@ -80,22 +80,17 @@ def convention(config, name, context):
         return OPTIONAL_CONVENTIONS[name], f"defaults.{name}"
 
 
-@dataclass(frozen=True)
-class Fixed:
-    """A value the code fixes (a string is a pattern over the context); it comes from no config key."""
-
-    value: object
+def fixed(value):
+    """A source of a value the code fixes (a string: a pattern over the context): from no config key."""
+    return lambda config, context: (value.format(**context) if isinstance(value, str) else value, None)
 
 
 def resolve(config, name, source, context):
     """(value, origin) of field ``name`` from ``source``: a config key pattern over ``context`` or a
-    tuple of them in precedence order (:func:`lookup`), a :class:`Fixed` value, a function
-    ``(config, context) -> (value, origin)``, or None (a :func:`convention`)."""
+    tuple of them in precedence order (:func:`lookup`), a function ``(config, context) -> (value,
+    origin)`` (such as a :func:`fixed` value), or None (a :func:`convention`)."""
     if source is None:
         return convention(config, name, context)
-    if isinstance(source, Fixed):
-        value = source.value
-        return (value.format(**context) if isinstance(value, str) else value), None
     if callable(source):
         return source(config, context)
     keys = (source,) if isinstance(source, str) else source
@@ -215,7 +210,7 @@ class Table:
 
     def build(self, config, **wildcards):
         """The settings of the job at ``wildcards`` (strings, as Snakemake gives them)."""
-        common = {"seed": "seed", "experiment": Fixed(self.experiment)}
+        common = {"seed": "seed", "experiment": fixed(self.experiment)}
         context = {**wildcards, "section": self.section and self.section.format(**wildcards)}
         names = self.cls.field_names()
         values, origin = {}, {}
@@ -242,32 +237,24 @@ def conventions(config, section):
 # --- what each kind of job implements ---------------------------------------------------------------
 
 
-def _scalar(value):
-    """a scalar (one neuron)"""
-    return not isinstance(value, tuple)
+def _supports(what, test):
+    """A rule of ``SUPPORTED``: ``test(value)``, with ``what`` (what the job implements) in its error."""
+    test.__doc__ = what
+    return test
 
 
-def _noiseless(value):
-    """noise 0: the static fixed point solves the noiseless problem"""
-    return value == 0
-
-
-def _first_layer_only(value):
-    """train: [theta]: a trained second layer is implemented in the GD sweeps and the designs"""
-    return not trains_second_layer(value)
-
-
-def _no_huber(value):
-    """huber: null (the square loss): Huber's loss is implemented in the GD sweeps and the designs"""
-    return value is None
-
-
-def _square_loss(value):
-    """loss: square: other losses are implemented in the GD sweeps and the designs"""
-    return value in (None, "square")
-
-
-PLAIN_MODEL = {"train": _first_layer_only, "huber": _no_huber, "loss": _square_loss}
+_scalar = _supports("a scalar (one neuron)", lambda value: not isinstance(value, tuple))
+_noiseless = _supports(
+    "noise 0: the static fixed point solves the noiseless problem", lambda value: value == 0
+)
+_ELSEWHERE = "implemented in the GD sweeps and the designs"
+PLAIN_MODEL = {
+    "train": _supports(
+        f"train: [theta]: a trained second layer is {_ELSEWHERE}", lambda v: not trains_second_layer(v)
+    ),
+    "huber": _supports(f"huber: null (the square loss): Huber's loss is {_ELSEWHERE}", lambda v: v is None),
+    "loss": _supports(f"loss: square: other losses are {_ELSEWHERE}", lambda v: v in (None, "square")),
+}
 """Jobs that implement neither a trained second layer nor a loss other than the square loss."""
 
 RESTRICTED_GD = {"init": ("random",), "loss_normalisation": ("none",), **PLAIN_MODEL}
@@ -560,7 +547,7 @@ def _scaled(name):
 
 # --- the tables -----------------------------------------------------------------------------------
 
-FLOAT64 = {"dtype": Fixed("float64")}
+FLOAT64 = {"dtype": fixed("float64")}
 """Restricted GD and the referees run in float64 (eigenvalues near 0)."""
 
 SWEEP = Table(
@@ -576,10 +563,10 @@ CONVENTION_SCAN = Table(
     "conventions.grid.{convention}",
     "conventions",
     {
-        "activation": Fixed("{activation}"),
+        "activation": fixed("{activation}"),
         "lr": _scaled("lr"),
         "steps": _scaled("steps"),
-        "first_trial": Fixed(0),
+        "first_trial": fixed(0),
         "trials": "conventions.trials",
         **CERTIFY,
     },
@@ -603,7 +590,7 @@ CONVENTION_PLATEAU = Table(
 DATASET = Table(DatasetSettings, "grokking.{name}", "{name}")
 LONG_RUN = Table(LongRunSettings, "grokking.{name}", "{name}")
 
-PLATEAU = Table(PlateauSettings, "hessian", "hessian", {"activation": Fixed("{activation}"), **FLOAT64})
+PLATEAU = Table(PlateauSettings, "hessian", "hessian", {"activation": fixed("{activation}"), **FLOAT64})
 """Hessian plateau cells of an activation (Fig 3 runs restricted GD to the same plateau)."""
 
 SPECTRAL_THRESHOLD = Table(
@@ -611,7 +598,7 @@ SPECTRAL_THRESHOLD = Table(
     "hessian",
     "spectral_threshold",
     {
-        "activation": Fixed("{activation}"),
+        "activation": fixed("{activation}"),
         **FLOAT64,
         "d": lambda config, x: (int(x["d"]), None),  # a cell coordinate, as a sweep's d
         "seeds": "spectral_threshold.seeds",
