@@ -107,12 +107,8 @@ def table(config, cores, reference=None):
         row[3] = max(row[3], job.mem_mb)
     small = 2 * len(config["sweeps"]) + 20  # tables, figures, warm-ups: per sweep its aggregation and figure
     small_seconds = reference.small_seconds if reference else SMALL_JOB_SECONDS
-    by_rule["(tables, figures, warm-up)"] = [
-        small,
-        small * SMALL_JOB_SECONDS / 3600,
-        small * small_seconds / 3600,
-        resources.BASE_MB,
-    ]
+    hours = (small * seconds / 3600 for seconds in (SMALL_JOB_SECONDS, small_seconds))
+    by_rule["(tables, figures, warm-up)"] = [small, *hours, resources.BASE_MB]
     rows = [
         {"rule": rule, "jobs": n, "core_hours": hours, "expected_core_hours": expected, "peak_mem_mb": mb}
         for rule, (n, hours, expected, mb) in sorted(by_rule.items(), key=lambda kv: -kv[1][1])

@@ -3,11 +3,11 @@
 # so a copied or moved checkout with its results/ is up to date.
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 from snakemake.exceptions import WorkflowError
 
+from featlearn.analysis import claims
 from featlearn.pipeline import checks, kernels, manifest
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
@@ -89,12 +89,9 @@ def sweep_of_figure(stem):
 
 def prediction_inputs(sweep):
     """The prediction tables a figure of ``sweep`` draws, if an ``escape.prediction`` model names it."""
-    if sweep not in {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}:
-        return {}
-    return {
-        "prediction": f"{RESULTS}/tables/escape_prediction.csv",
-        "delta50": f"{RESULTS}/tables/delta50_prediction.csv",
-    }
+    predicted = {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}
+    tables = {"prediction": "escape_prediction.csv", "delta50": "delta50_prediction.csv"}
+    return {name: f"{RESULTS}/tables/{file}" for name, file in tables.items()} if sweep in predicted else {}
 
 
 def stem_constraint(rule_name):
@@ -127,11 +124,9 @@ def report_caption(wildcards, output):
 
 
 def theory_inputs():
-    return {
-        "dmft": job_outputs("dmft_model"),
-        "fixed_point": job_outputs("fixed_point_model"),
-        "sim": job_outputs("theory_sim_cell"),
-    }
+    """Every theory model's DMFT solves and fixed point, and its referee's cells."""
+    rules = {"dmft": "dmft_model", "fixed_point": "fixed_point_model", "sim": "theory_sim_cell"}
+    return {name: job_outputs(rule) for name, rule in rules.items()}
 
 
 # The compute jobs: paths, settings and resources from the job registry (featlearn.pipeline.jobs).
@@ -235,7 +230,7 @@ def design_sweeps():
 def design_settings_params():
     """Each design's settings (as its theory job reads them), for the design table's columns."""
     names = config.get("design", {}).get("designs", {})
-    return {name: registry.KIND["design_theory"].params(config, SimpleNamespace(design=name))[0]["settings"] for name in names}
+    return {name: typed.DESIGN.build(config, design=name).asdict() for name in names}
 
 
 def design_inputs(w):
@@ -261,13 +256,6 @@ def finite_size_pricing():
     return canonical(out)
 
 
-def claim_roles():
-    """Which sweeps and models each claim reads (``analysis.claims.roles``)."""
-    from featlearn.analysis.claims import roles
-
-    return canonical(roles(config))
-
-
 def claims_inputs(w):
     """The results the claims read: their tables (``manifest.claim_tables``) and the first long run."""
     return {
@@ -276,13 +264,6 @@ def claims_inputs(w):
     }
 
 
-THEORY_TABLES = (
-    "theory_thresholds.csv",
-    "theory_thresholds.tex",
-    "dmft_vs_simulation.csv",
-    "outlier_vs_simulation.csv",
-    "bounded_link_validation.csv",
-)
 
 
 def index_groups():

@@ -1,13 +1,10 @@
 # Stage 1: shared datasets, the kernels of the config activations and losses and the numba kernel cache.
 
 
-localrules:
-    model_kernel,
-
-
 rule model_kernel:
     message:
         "Generating the model kernel {wildcards.tag}.py of a config activation or loss"
+    localrule: True
     input:
         code=code("model_kernel.py"),
     output:

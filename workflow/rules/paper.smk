@@ -2,13 +2,10 @@
 # (results/paper/numbers.json) and the PDF (typst, from pip); its claims table comes from results.smk.
 
 
-localrules:
-    manuscript,
-
-
 rule manuscript:
     message:
         "Building the reproduction manuscript (typst)"
+    localrule: True
     input:
         unpack(claims_inputs),
         code=code("build_manuscript.py"),

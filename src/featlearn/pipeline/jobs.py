@@ -24,6 +24,7 @@ it too, so the list of jobs and their resources exist once.
 """
 
 import itertools
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -89,8 +90,6 @@ class Kind:
         return getattr(self, what)(**{name: f"{{{name}}}" for name in self.wildcard_names()})
 
     def wildcard_names(self):
-        import string
-
         return [name for _, name, _, _ in string.Formatter().parse(self.path) if name]
 
     def message(self):
@@ -143,14 +142,14 @@ def _delta_cells(name, grids):
 
 def _spectral_threshold_cells(config):
     scan = config.get("spectral_threshold") or {"d": [], "delta": {}}
-    grids = scan["delta"].items()
-    return [c for act, deltas in grids for c in _grid(activation=[act], d=scan["d"], delta=deltas)]
+    return [
+        c for act, deltas in scan["delta"].items() for c in _grid(activation=[act], d=scan["d"], delta=deltas)
+    ]
 
 
 def main_n_paths(config, model):
     """The model's main number of DMFT paths N (its own ``n_paths`` or the global one)."""
-    theory = config["theory"]
-    return theory["models"][model].get("n_paths", theory["n_paths"])
+    return config["theory"]["models"][model].get("n_paths", config["theory"]["n_paths"])
 
 
 def theory_n_paths(config, model):
@@ -161,18 +160,15 @@ def theory_n_paths(config, model):
 
 def _dmft_cells(config):
     return [
-        {"model": m, "n_paths": str(n)} for m in config["theory"]["models"] for n in theory_n_paths(config, m)
+        c for m in config["theory"]["models"] for c in _grid(model=[m], n_paths=theory_n_paths(config, m))
     ]
 
 
 def _predicted_cells(kind):
-    def cells(config):
-        section = config["escape"].get(kind)
-        return _delta_cells(
-            "model", {m: spec["delta"] for m, spec in (section["models"] if section else {}).items()}
-        )
-
-    return cells
+    """The cells of the models of ``escape.<kind>`` (none without that section)."""
+    return lambda config: _delta_cells(
+        "model", {m: s["delta"] for m, s in (config["escape"].get(kind) or {"models": {}})["models"].items()}
+    )
 
 
 def _convention_scan_cells(config):
@@ -470,9 +466,5 @@ def params_by_output(config):
 
 def outputs(config, rule, **match):
     """Output files of the jobs of ``rule`` whose wildcards include ``match``."""
-    kind = KIND[rule]
-    return [
-        kind.output(**cell)
-        for cell in kind.cells(config)
-        if all(cell.get(k) == (fmt(v) if k == "delta" else str(v)) for k, v in match.items())
-    ]
+    kind, wanted = KIND[rule], _grid(**{name: [value] for name, value in match.items()})[0].items()
+    return [kind.output(**cell) for cell in kind.cells(config) if wanted <= cell.items()]

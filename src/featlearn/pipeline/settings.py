@@ -301,7 +301,6 @@ CERTIFY = {
     "certify_rho_tol": "early_stop.rho_tol",
     "certify_grad_floor": "early_stop.grad_floor",
 }
-CERTIFICATE = tuple(CERTIFY)
 """The sweep's certificate of a local minimum (docs/model.md, eqs. (M13), (M14)), from ``early_stop``."""
 
 SweepSettings = settings_class(
@@ -317,7 +316,7 @@ SweepSettings = settings_class(
     MODEL,
     DATA,
     RECORDING,
-    ("train", "huber", "loss", "steps", "first_trial", "trials", *CERTIFICATE),
+    ("train", "huber", "loss", "steps", "first_trial", "trials", *CERTIFY),
 )
 
 DatasetSettings = settings_class(
@@ -501,11 +500,10 @@ def _budget_steps(config, x):
     """A sweep's step budget at dimension d, grown in proportion to d above ``budget_scale_d``
     (steps·d/budget_scale_d, rounded up), since escapes come later at larger d (the hard component
     starts at O(1/√d)); the sweep's own at and below it, as at every d of the quick run."""
-    steps, key = convention(config, "steps", x)
-    reference = config["budget_scale_d"]
-    if "d" not in x or reference is None or int(x["d"]) <= reference:
-        return steps, key
-    return scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
+    (steps, key), reference = convention(config, "steps", x), config["budget_scale_d"]
+    if "d" in x and reference is not None and int(x["d"]) > reference:
+        return scaled_steps(steps, int(x["d"]), reference), (key, "budget_scale_d")
+    return steps, key
 
 
 def _dmft_steps(config, x):
