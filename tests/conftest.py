@@ -3,30 +3,27 @@ and the session's one tiny build, ``tiny_run``."""
 
 import copy
 import json
-import os
 import re
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
+# READS and copy_workflow: the test modules import them from here
+from tiny_build import READS, ROOT, TINY, copy_workflow, tiny_build  # noqa: F401
+
 from featlearn.model.activations import ACTIVATIONS
 from featlearn.pipeline import checks
 from featlearn.pipeline.settings import (
-    READS_ENV,
     EscapeLinearSettings,
     PlateauSettings,
     SweepSettings,
     TheoryModelSettings,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
 TINY_CONFIG = yaml.safe_load(TINY.read_text())
 """The tiny config, for config-level tests (checks, the registry, the workflow); numerics tests
 take the settings written out below."""
@@ -176,16 +173,6 @@ def config_error(config):
 # --- Snakemake --------------------------------------------------------------------------------------
 
 
-def copy_workflow(dest, config=ROOT / "config.yaml"):
-    """A copy of the workflow in ``dest`` with ``config`` as its config.yaml."""
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    shutil.copy(config, dest / "config.yaml")
-    for name in ("workflow", "src", "envs", "paper"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    (dest / "profiles").symlink_to("workflow/profiles")  # the default profile, found next to the Snakefile
-    return dest
-
-
 def snakemake(workdir, *args, check=True, env=None):
     command = ["snakemake", "--cores", "2", *args]
     proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600, env=env)
@@ -236,10 +223,6 @@ def summary_plan(workdir, configfile):
     return {row[0]: (row[2], row[7], set(row[4].split(","))) for row in rows}
 
 
-READS = "settings_reads.jsonl"
-"""The record, in a tracked build's directory, of the settings fields its jobs read (``READS_ENV``)."""
-
-
 def settings_reads(path):
     """{settings class: (fields, fields read by some job)} from a tracked build's record."""
     out = {}
@@ -253,8 +236,7 @@ def settings_reads(path):
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory):
     """The tiny build, with every job recording which settings fields its code read; one for the
-    session, so a test only reads it (``snakemake -n``, ``--report``, ``--detailed-summary`` or a copy)
-    or restores what it wrote."""
-    wd = copy_workflow(tmp_path_factory.mktemp("tiny"), TINY)
-    snakemake(wd, env={**os.environ, READS_ENV: str(wd / READS)})
-    return wd
+    session (copied from ``$FEATLEARN_TINY_STORE`` where a run before built it: ``tiny_build``), so a
+    test only reads it (``snakemake -n``, ``--report``, ``--detailed-summary`` or a copy) or restores
+    what it wrote."""
+    return tiny_build(tmp_path_factory.mktemp("tiny"))
