@@ -81,4 +81,6 @@ def tiny_build(dest):
 
 
 if __name__ == "__main__":
-    print(tiny_build(Path(sys.argv[1])))
+    store = os.environ.get(STORE_ENV)
+    copied = bool(store) and (Path(store) / sources_hash()).is_dir()
+    print(f"{tiny_build(Path(sys.argv[1]))}: {'copied from the store' if copied else 'built'}")

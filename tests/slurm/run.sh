@@ -99,7 +99,7 @@ start=$(date +%s)
     >"$WORK/slurm.log" 2>&1) || { tail -80 "$WORK/slurm.log"; tail -20 "$WORK/slurmctld.log"; exit 1; }
 slurm_s=$(($(date +%s) - start))
 submitted=$(grep -c "Job .* has been submitted with SLURM jobid" "$WORK/slurm.log" || true)
-echo "tiny config: local build ${local_s}s${FEATLEARN_TINY_STORE:+ (from the store where it was built)}, SLURM build ${slurm_s}s (${submitted} jobs through sbatch)"
+echo "tiny config: local build ${local_s}s ($(tail -1 "$WORK/local.log" | sed 's/.*: //')), SLURM build ${slurm_s}s (${submitted} jobs through sbatch)"
 [ "$submitted" -gt 0 ] || { echo "no job went through SLURM"; exit 1; }
 
 # every result, byte for byte (logs, benchmark timings and the numba cache are not results, nor is
