@@ -11,9 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import yaml
-
-# READS and copy_workflow: the test modules import them from here
-from tiny_build import READS, ROOT, TINY, copy_workflow, tiny_build  # noqa: F401
+from tiny_build import ROOT, TINY, tiny_build
 
 from featlearn.model.activations import ACTIVATIONS
 from featlearn.pipeline import checks

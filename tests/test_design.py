@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT, SWISH, TINY, TINY_CONFIG, copy_workflow, snakemake
+from conftest import ROOT, SWISH, TINY, TINY_CONFIG, snakemake
+from tiny_build import copy_workflow
 
 from featlearn.analysis import design
 from featlearn.io.results import read_csv

@@ -17,12 +17,12 @@ from conftest import (
     TINY,
     TINY_CONFIG,
     config_error,
-    copy_workflow,
     snakemake,
     summary_plan,
     with_logcosh,
     with_swish,
 )
+from tiny_build import copy_workflow
 
 from featlearn.model.catalogue import BUILT_IN, ExpressionError, config_kernel_source, parse
 from featlearn.model.kernel_choice import MODEL_KERNEL_ENV

@@ -3,10 +3,11 @@
 
 ``.ci/run`` sets the store: its first ``python -m pytest`` builds the tiny config and keeps the built
 tree there under the hash of everything the build is made from (the Snakefile, workflow/, src/,
-envs/ and paper/); the opt-in markers' sessions and the SLURM test's local reference then copy that
-tree instead of building it again.  A copy keeps the files' modification times, so Snakemake finds
-it up to date (``test_a_copied_checkout_reruns_nothing``); a source edited in between gives another
-hash, hence a new build.  Without the store every session builds its own.
+envs/, paper/, this file, and the versions of Python and of the libraries); the opt-in markers'
+sessions and the SLURM test's local reference then copy that tree instead of building it again.  A
+copy keeps the files' modification times, so Snakemake finds it up to date
+(``test_a_copied_checkout_reruns_nothing``); a source edited in between gives another hash, hence a
+new build.  Without the store every session builds its own.
 
     python tests/tiny_build.py DEST      # the tiny build in DEST (copied from the store if it has it)
 """
@@ -16,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from featlearn.pipeline.settings import READS_ENV
@@ -25,6 +27,8 @@ TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
 SOURCES = ("Snakefile", "workflow", "src", "envs", "paper")
 """What a build is made from: copied into each test tree, and hashed for the store."""
 SKIPPED = ("__pycache__", "*.egg-info")
+TOOLS = ("snakemake", "numpy", "scipy", "numba", "llvmlite", "sympy", "matplotlib", "typst")
+"""The libraries whose versions key a stored build too (with Python's)."""
 STORE_ENV = "FEATLEARN_TINY_STORE"
 READS = "settings_reads.jsonl"
 """The record, in a tracked build's directory, of the settings fields its jobs read (``READS_ENV``)."""
@@ -41,12 +45,14 @@ def copy_workflow(dest, config=ROOT / "config.yaml"):
 
 
 def sources_hash():
-    """SHA-256 (16 hex digits) of the tiny config and of every file of ``SOURCES``, path and content."""
-    files = [TINY]
+    """SHA-256 (16 hex digits) of what a tiny build is made with: the Python and library versions, this
+    file, the tiny config and every file of ``SOURCES`` (path and content)."""
+    versions = [sys.version, *(version(name) for name in TOOLS)]
+    files = [Path(__file__).resolve(), TINY]
     for name in SOURCES:
         path = ROOT / name
         files += [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    digest = hashlib.sha256()
+    digest = hashlib.sha256("\0".join(versions).encode())
     for path in files:
         parts = path.relative_to(ROOT).parts
         if any(Path(part).match(pattern) for part in parts for pattern in SKIPPED):

@@ -18,10 +18,8 @@ from featlearn.pipeline.deps import module_closure, module_names
 def memory_limit():
     """The most memory one job may take: the profile's --resources mem_mb and, when jobs run on
     this machine, its physical memory."""
-    limits = []
     given = getattr(workflow.global_resources.get("mem_mb"), "value", None)
-    if isinstance(given, int):
-        limits.append(given)
+    limits = [given] if isinstance(given, int) else []
     if workflow.local_exec and estimate.machine_mem_mb():
         limits.append(estimate.machine_mem_mb())
     return min(limits) if limits else None
@@ -85,6 +83,17 @@ def sweep_tables(name):
 def sweep_of_figure(stem):
     """The sweep whose phase figure has file stem ``stem`` (stems are unique: checked)."""
     return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
+
+
+def phase_title(stem):
+    s = typed.SWEEP.build(config, sweep=sweep_of_figure(stem))
+    return f"{s.activation}, y = {s.link}"
+
+
+def spectral_threshold_inputs(w):
+    """The plateau cells of the spectral-threshold scan, per activation (``cells_<activation>``)."""
+    activations = config.get("spectral_threshold", {}).get("delta", {})
+    return {f"cells_{act}": job_outputs("spectral_threshold_cell", activation=act) for act in activations}
 
 
 def prediction_inputs(sweep):
@@ -262,8 +271,6 @@ def claims_inputs(w):
         "tables": [f"{RESULTS}/tables/{name}" for name in manifest.claim_tables(config)],
         "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
     }
-
-
 
 
 def index_groups():

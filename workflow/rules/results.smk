@@ -38,8 +38,7 @@ RESULT_RULES = {
     ),
     "spectral_threshold_table": dict(
         what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
-        # the plateau cells of the scan, per activation
-        inputs=lambda w: {f"cells_{a}": job_outputs("spectral_threshold_cell", activation=a) for a in config.get("spectral_threshold", {}).get("delta", {})},
+        inputs=spectral_threshold_inputs,
         input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
         outputs=[table_output(f"{RESULTS}/tables/spectral_threshold.csv")],
         log="hessian/spectral_threshold",
@@ -204,7 +203,7 @@ RESULT_RULES = {
             cells=lambda w: sweep_tables(sweep_of_figure(w.stem))[0],
             thresholds=lambda w: sweep_tables(sweep_of_figure(w.stem))[1],
         ),
-        params=dict(title=lambda w: "{activation}, y = {link}".format(**typed.SWEEP.build(config, sweep=sweep_of_figure(w.stem)).asdict()), sweep=lambda w: sweep_of_figure(w.stem)),
+        params=dict(title=lambda w: phase_title(w.stem), sweep=lambda w: sweep_of_figure(w.stem)),
     ),
     "grokking_figure": dict(**FIGURE, input=dict(run=f"{RESULTS}/grokking/{{stem}}.npz")),
     "spectral_figure": dict(

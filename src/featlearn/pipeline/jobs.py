@@ -68,13 +68,13 @@ class Kind:
 
     def params(self, config, w):
         """({param: value}, the config keys they come from) of the job at ``w``: ``settings`` (as a
-        dict) and the ``extra`` values (``settings.resolve``; a list-valued key stands for its
-        elements)."""
+        dict) and the ``extra`` values (``settings.resolve``; an origin is a key, a tuple of keys or
+        None, and a list-valued key stands for its elements)."""
         s, x = self.build(config, w), _as_dict(w)
         extra = {name: typed.resolve(config, name, source, x) for name, source in self.extra.items()}
         origins = [*(s.origin.get(name) for name in s.field_names()), *(key for _, key in extra.values())]
         params = {"settings": s.asdict(), **{name: value for name, (value, _) in extra.items()}}
-        return params, {key for origin in origins for key in _keys(origin)}
+        return params, {key for o in origins if o for key in ((o,) if isinstance(o, str) else o)}
 
     def output(self, **wildcards):
         return f"{RESULTS}/{self.path.format(**wildcards)}{self.suffix}"
@@ -104,11 +104,6 @@ class Kind:
 
     def job_threads(self, config):
         return config["threads"] if self.threads == "config" else 1
-
-
-def _keys(origin):
-    """An origin as a tuple of config keys (a value may come from several, or from none)."""
-    return () if origin is None else (origin,) if isinstance(origin, str) else tuple(origin)
 
 
 def _as_dict(w):

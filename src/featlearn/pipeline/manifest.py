@@ -8,6 +8,7 @@ README names every stem).  Stems of sweep phase figures come from the config
 (``sweeps.<name>.figure``, with the paper figure in ``sweeps.<name>.paper``).
 """
 
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
@@ -148,6 +149,4 @@ def caption_of(config, path):
 
 
 if __name__ == "__main__":
-    import sys
-
     print(markdown_table(yaml.safe_load(open(sys.argv[1] if len(sys.argv) > 1 else "config.yaml"))))
