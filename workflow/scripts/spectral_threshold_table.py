@@ -13,12 +13,18 @@ for activation in sm.params.activations:
     limit = theory.get(model, math.nan)
     cells = [load_npz(path)[0] for path in sm.input[f"cells_{activation}"]]
     per_d = spectral_threshold_rows(activation, cells)
-    summary = trend(per_d)
-    log(f"{activation}: weighted mean {summary['mean']:.3g} +- {summary['mean_err']:.2g}, {summary}")
+    summary = {}
+    for estimator in ("delta_spec", "lambda_crossing"):
+        across = trend(per_d, estimator)
+        summary |= {f"{estimator}_{key}": value for key, value in across.items()}
+        log(f"{activation} {estimator} across d: {across}")
     for row in per_d:
         rows.append(row | {"theory_model": model, "delta_nn_long_time": limit} | summary)
         log(
-            f"{activation} d={row['d']}: delta_spec = {row['delta_spec']:.3g} "
-            f"[{row['delta_spec_low']:.3g}, {row['delta_spec_high']:.3g}] vs delta_NN(inf) = {limit:.3g}"
+            f"{activation} d={row['d']}: aligned crossing {row['delta_spec']:.3g} "
+            f"[{row['delta_spec_low']:.3g}, {row['delta_spec_high']:.3g}], lambda_min crossing "
+            f"{row['lambda_crossing']:.3g} [{row['lambda_crossing_low']:.3g}, "
+            f"{row['lambda_crossing_high']:.3g}] (degree {row['lambda_degree']}) "
+            f"vs delta_NN(inf) = {limit:.3g}"
         )
 write_csv(sm.output[0], rows)

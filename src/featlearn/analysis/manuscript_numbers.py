@@ -195,18 +195,22 @@ def decide_text(row):
 
 
 def spectral_threshold_rows(rows):
-    """Per activation and d of spectral_threshold.csv (docs/finite_size.md, (F14)): δ_spec(d) with its
-    Fieller interval, the seeds, the share of seeds above it with a negative aligned outlier and
-    δ_NN(∞); None without the scan."""
+    """Per activation and d of spectral_threshold.csv (docs/finite_size.md, (F14), (F15)): the seeds
+    per cell and the points (δ × seed), δ_spec(d) from the aligned crossing with its profile interval,
+    the λ_min crossing with Fieller's interval and the degree of its fit, and δ_NN(∞); None without
+    the scan."""
     if rows is None:
         return None
     return [
         {
             "activation": r["activation"],
             "d": str(int(r["d"])),
-            "seeds": str(int(r["seeds"])),
+            "seeds": f"{int(r['seeds'])} × {len(str(r['deltas']).split(','))} = {int(r['points'])}",
             "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
-            "aligned": fmt(r["aligned_above"], 2),
+            "lambda_crossing": _interval(
+                r["lambda_crossing"], r["lambda_crossing_low"], r["lambda_crossing_high"]
+            ),
+            "degree": {1: "line", 2: "quadratic"}.get(int(r["lambda_degree"]), "—"),
             "delta_nn": fmt(r["delta_nn_long_time"]),
         }
         for r in rows
