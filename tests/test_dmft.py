@@ -150,11 +150,12 @@ def test_fixed_point_solves_its_equations_and_is_a_stationary_point():
     fs = FixedPointSolver("gelu", "bump")
     delta = 10.0
     fp = fs.solve(delta)
-    z, w, omega = fs.law(fp.kappa, fp.q)
+    law = fs.law(fp.kappa, fp.q)
+    z, w, omega = law.z, law.w, law.omega
     p = fp.weights
     assert abs(p @ (fp.kappa * w / (1 + fp.kappa * w)) - 1 / delta) < 1e-6  # (O11)
     assert abs(delta * p @ (omega - z) ** 2 / fp.q - 1) < 1e-6  # (O12)
-    _, r, _ = loss_derivatives("gelu", 1.0, 0.0, fs.y, z)
+    _, r, _ = loss_derivatives("gelu", 1.0, 0.0, law.y, z)
     assert np.max(np.abs(z + fp.kappa * r - omega)) < 1e-8  # prox optimality
     assert np.all(1 + fp.kappa * w >= -1e-9)  # a minimiser: F″ ≥ 0
     # at a stationary point m(0) = κ/γ: the bulk equation gives λ_b(κδ) = 0

@@ -42,12 +42,12 @@ def test_a_theory_model_and_the_designer_find_the_same_long_time_threshold():
     a geometric scan (both refined to 1e-4), the margin changes sign there, and the table reads it
     with the AT check at the root."""
     gelu = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0, loss=None, huber=None)
-    fp = fixed_point_model(gelu, [7.0, 8.5, 10.0, 11.5], 40, log=lambda _: None)
-    design = fixed_point_threshold(gelu, 40, (4.0, 16.0), 6, log=lambda _: None)
+    fp = fixed_point_model(gelu, [7.0, 8.5, 10.0, 11.5], 0, log=lambda _: None)
+    design = fixed_point_threshold(gelu, 0, (4.0, 16.0), 6, log=lambda _: None)
     assert fp["delta_nn_inf_status"] == design["status"] == "ok"
     assert fp["delta_nn_inf"] == pytest.approx(design["delta_nn_inf"], abs=3e-4)
     assert 8.5 < fp["delta_nn_inf"] < 10.0
-    below, above = (FixedPointMargin(gelu, 40)(fp["delta_nn_inf"] + s * 0.01)[0] for s in (-1, 1))
+    below, above = (FixedPointMargin(gelu, 0)(fp["delta_nn_inf"] + s * 0.01)[0] for s in (-1, 1))
     assert below > 0 > above
     value, status, stable = long_time_threshold(fp)
     assert (value, status, stable) == (fp["delta_nn_inf"], "ok", fp["delta_nn_inf_at"] < 1.0)

@@ -165,11 +165,12 @@ risk = gd_kernel.risk_and_gradient(x, y, theta, a, b, 6, buffers, logcosh)
 np.testing.assert_allclose(risk, network.risk(x, y, theta, a, b, "swish", logcosh), rtol=1e-12)
 np.testing.assert_allclose(buffers.grad, grad, rtol=1e-11, atol=1e-14)
 
-solver = FixedPointSolver("gelu", "he2", nodes=40, loss=logcosh)
+solver = FixedPointSolver("gelu", "he2", loss=logcosh)
 fp = solver.solve(8.0)
-z, w, omega = solver.law(fp.kappa, fp.q)
+law = solver.law(fp.kappa, fp.q)
+z, w, omega = law.z, law.w, law.omega
 from featlearn.model.loss import loss_derivatives
-_, r, _ = loss_derivatives("gelu", 1.0, 0.0, solver.y, z, logcosh)
+_, r, _ = loss_derivatives("gelu", 1.0, 0.0, law.y, z, logcosh)
 assert np.max(np.abs(z + fp.kappa * r - omega)) < 1e-8
 res = dmft.solve("gelu", "he2", 8.0, 1.0, 5, 4000, ("test", "logcosh"), loss=logcosh)
 assert np.all(np.isfinite(res.norm2)) and res.train_loss[5] < res.train_loss[0]

@@ -15,7 +15,7 @@ best, evaluations = family_minimum(
     settings.link,
     settings.a,
     settings.b,
-    p.nodes,
+    p.level,
     p.bracket,
     p.points,
     p.xatol,

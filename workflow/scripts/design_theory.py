@@ -13,10 +13,10 @@ def main(sm):
         f"design {sm.wildcards.design}: {settings}; bracket={p.bracket} points={p.points} factors={p.factors}"
     )
     out = design_theory(
-        settings, p.nodes, p.bracket, p.points, p.factors, p.n_paths, p.horizon, p.replicas, log
+        settings, p.level, p.bracket, p.points, p.factors, p.n_paths, p.horizon, p.replicas, log
     )
     record = provenance(
-        nodes=p.nodes, n_paths=p.n_paths, horizon=p.horizon, replicas=p.replicas, **settings.asdict()
+        level=p.level, n_paths=p.n_paths, horizon=p.horizon, replicas=p.replicas, **settings.asdict()
     )
     save_npz(sm.output[0], out, record)
 

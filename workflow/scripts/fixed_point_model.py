@@ -9,9 +9,9 @@ def main(sm):
     from featlearn.theory.delta_nn import fixed_point_model
 
     settings, deltas = FixedPointSettings.from_dict(sm.params.settings), list(sm.params.deltas)
-    log(f"fixed point {sm.wildcards.model}: deltas={deltas} nodes={sm.params.nodes} {settings}")
-    out = fixed_point_model(settings, deltas, sm.params.nodes, log)
-    save_npz(sm.output[0], out, provenance(nodes=sm.params.nodes, **settings.asdict()))
+    log(f"fixed point {sm.wildcards.model}: deltas={deltas} level={sm.params.level} {settings}")
+    out = fixed_point_model(settings, deltas, sm.params.level, log)
+    save_npz(sm.output[0], out, provenance(level=sm.params.level, **settings.asdict()))
 
 
 main(snakemake)  # noqa: F821

@@ -174,7 +174,7 @@ def _convention_scan_cells(config):
 # --- extra params: {param: a source of ``settings.resolve``} ----------------------------------------
 
 _DESIGN_SEARCH = {"bracket": "design.search.bracket", "points": "design.search.points"}
-_NODES = {"nodes": "theory.fixed_point_nodes"}
+_LEVEL = {"level": "theory.fixed_point_level"}
 
 
 def _convention_rule(config, x):
@@ -289,7 +289,7 @@ KINDS = (
         resources.fixed_point,
         "theory.models.{model}",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
-        extra={"deltas": "theory.models.{model}.delta", **_NODES},
+        extra={"deltas": "theory.models.{model}.delta", **_LEVEL},
     ),
     Kind(
         "escape_linear_cell",
@@ -368,7 +368,7 @@ KINDS = (
         constraints=(("design", r"[A-Za-z0-9_]+"),),
         extra={
             **_DESIGN_SEARCH,
-            **_NODES,
+            **_LEVEL,
             **{k: f"design.dmft.{k}" for k in ("factors", "n_paths", "horizon", "replicas")},
         },
     ),
@@ -386,7 +386,7 @@ KINDS = (
         threads="one",
         extra={
             **_DESIGN_SEARCH,
-            **_NODES,
+            **_LEVEL,
             **{k: f"design.family.{k}" for k in ("expression", "parameter", "bounds", "xatol")},
         },
     ),

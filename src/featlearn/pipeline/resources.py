@@ -91,17 +91,19 @@ def dmft_seconds(n_paths, horizon, solves):
 
 
 FIXED_POINT_SECONDS = 2.0
-"""Seconds per δ of the static fixed point at 80 Gauss-Hermite nodes per axis (its work grows as
-nodes²): twice the ~0.95 s/δ measured for the quick run's 9-δ model."""
+"""Seconds per δ of the static fixed point at quadrature level 0 (docs/outlier.md (O17)): twice the
+~1 s/δ measured for GeLU/he2 near its threshold.  Each level doubles the nodes on both axes and the
+hull's scan: ×6–8 measured, charged ×8."""
 
 
-def fixed_point_mem_mb(nodes):
-    """The fixed point's quadrature grids (a few nodes² arrays) on top of BASE_MB."""
-    return _mb(16 * nodes * nodes * 8)
+def fixed_point_mem_mb(level):
+    """The prox law's node buffers (g nodes × nodes per y, a few arrays of 8 bytes) on BASE_MB."""
+    per_axis = 100 * 2**level
+    return _mb(16 * per_axis * 10 * per_axis * 8)
 
 
-def fixed_point_seconds(nodes, n_deltas):
-    return JOB_START + FIXED_POINT_SECONDS * n_deltas * (nodes / 80) ** 2
+def fixed_point_seconds(level, n_deltas):
+    return JOB_START + FIXED_POINT_SECONDS * n_deltas * 8**level
 
 
 def minutes(seconds):
@@ -174,8 +176,8 @@ of ratio ≤ 1.2 takes about ten; charged twice)."""
 
 
 def fixed_point(config, w, s):
-    nodes, deltas = config["theory"]["fixed_point_nodes"], config["theory"]["models"][w.model]["delta"]
-    return fixed_point_mem_mb(nodes), fixed_point_seconds(nodes, len(deltas) + BRENT_SOLVES)
+    level, deltas = config["theory"]["fixed_point_level"], config["theory"]["models"][w.model]["delta"]
+    return fixed_point_mem_mb(level), fixed_point_seconds(level, len(deltas) + BRENT_SOLVES)
 
 
 FAMILY_PROCESS_SECONDS = 30.0
@@ -184,9 +186,9 @@ FAMILY_PROCESS_SECONDS = 30.0
 
 def design(config, w, s):
     """A design: its fixed-point scan and root, and the DMFT at each δ factor and replica."""
-    nodes, spec = config["theory"]["fixed_point_nodes"], config["design"]
+    level, spec = config["theory"]["fixed_point_level"], config["design"]
     n, horizon = spec["dmft"]["n_paths"], spec["dmft"]["horizon"]
-    seconds = fixed_point_seconds(nodes, spec["search"]["points"] + BRENT_SOLVES)
+    seconds = fixed_point_seconds(level, spec["search"]["points"] + BRENT_SOLVES)
     seconds += dmft_seconds(n, horizon, len(spec["dmft"]["factors"]) * spec["dmft"]["replicas"])
     return dmft_mem_mb(n, horizon), seconds
 
@@ -199,10 +201,10 @@ def family_evaluations(bounds, xatol):
 
 def design_family(config, w, s):
     """Each evaluation of the family: a process start and a design's fixed-point scan and root."""
-    nodes, spec = config["theory"]["fixed_point_nodes"], config["design"]
-    per = fixed_point_seconds(nodes, spec["search"]["points"] + BRENT_SOLVES) + FAMILY_PROCESS_SECONDS
+    level, spec = config["theory"]["fixed_point_level"], config["design"]
+    per = fixed_point_seconds(level, spec["search"]["points"] + BRENT_SOLVES) + FAMILY_PROCESS_SECONDS
     evaluations = family_evaluations(spec["family"]["bounds"], spec["family"]["xatol"])
-    return fixed_point_mem_mb(nodes), evaluations * per
+    return fixed_point_mem_mb(level), evaluations * per
 
 
 def escape(kind):

@@ -29,6 +29,7 @@ from featlearn.theory import dmft
 from featlearn.theory.crossing import first_negative, first_root
 from featlearn.theory.fixed_point import FixedPointSolver
 from featlearn.theory.outlier import OutlierSolver
+from featlearn.theory.prox_law import Quadrature
 
 
 def outlier_track(result, times):
@@ -111,9 +112,10 @@ class FixedPointMargin:
     """The static fixed point of one model and its outlier law at any δ, each solve warm started
     from the last one that succeeded (``start``)."""
 
-    def __init__(self, settings, nodes):
+    def __init__(self, settings, level=0):
+        quadrature = Quadrature().refined(level)
         self.solver = FixedPointSolver(
-            settings.activation, settings.link, settings.a, settings.b, nodes, loss_of(settings)
+            settings.activation, settings.link, settings.a, settings.b, quadrature, loss_of(settings)
         )
         self.start = None
 
@@ -122,7 +124,7 @@ class FixedPointMargin:
         edge has no solution (the next solve then starts cold)."""
         try:
             fp = self.solver.solve(delta, self.start)
-            law = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights)
+            law = OutlierSolver(fp.g2, fp.w, 1.0 / delta, fp.weights, fp.w_floor)
             value = law.margin()
         except ValueError:
             self.start = None
@@ -161,11 +163,11 @@ def long_time_threshold(margin, deltas, values, starts, xtol=1e-4):
     return {"delta_nn_inf": root, "at_value": at_value, "status": status}
 
 
-def fixed_point_model(settings, deltas, nodes, log=print, xtol=1e-4):
+def fixed_point_model(settings, deltas, level=0, log=print, xtol=1e-4):
     """The RS fixed point, its AT value and its outlier for every δ of one model (walked from the
     largest δ, each solve warm started from its neighbour), and δ_NN(∞) (:func:`long_time_threshold`,
     keys ``delta_nn_inf``, ``delta_nn_inf_at``, ``delta_nn_inf_status``)."""
-    margin = FixedPointMargin(settings, nodes)
+    margin = FixedPointMargin(settings, level)
     keys = ("kappa", "q", "train_loss", "at_value", "bulk_edge", "outlier", "overlap2", "margin")
     out = {key: np.full(len(deltas), np.nan) for key in keys}
     starts = [None] * len(deltas)

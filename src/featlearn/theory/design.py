@@ -37,11 +37,11 @@ from featlearn.model.layers import trains_second_layer
 from featlearn.theory.delta_nn import FixedPointMargin, dmft_model, long_time_threshold
 
 
-def fixed_point_threshold(settings, nodes, bracket, points, xtol=1e-4, log=print):
+def fixed_point_threshold(settings, level, bracket, points, xtol=1e-4, log=print):
     """δ_NN(∞) of one design (module docstring): the margin scanned over ``points`` geometric values
     of δ in ``bracket`` and refined by ``delta_nn.long_time_threshold``: {"scan_delta",
     "scan_margin", "scan_at", "delta_nn_inf", "at_value", "status"}."""
-    margin = FixedPointMargin(settings, nodes)
+    margin = FixedPointMargin(settings, level)
     deltas = np.geomspace(bracket[1], bracket[0], points)  # from the top, where solves are smooth
     values, starts = [], []
     for delta in deltas:
@@ -62,14 +62,14 @@ def dmft_grid(anchor, factors):
     return [float(f"{f * anchor:.4g}") for f in factors]
 
 
-def design_theory(settings, nodes, bracket, points, factors, n_paths, horizon, replicas, log=print):
+def design_theory(settings, level, bracket, points, factors, n_paths, horizon, replicas, log=print):
     """δ_NN(∞) (:func:`fixed_point_threshold`) and the DMFT on :func:`dmft_grid` (``delta_nn.dmft_model``
     arrays, prefixed ``dmft_``; absent without a grid) of one design.  The grid is anchored at
     ``grid_anchor`` (with ``grid_anchor_status``): the fixed point's root, which for a trained second
     layer is the fixed layer's (the fixed point holds (a, b) at their start); such a design has no
     δ_NN(∞) of its own (NaN, AT NaN, status ``trained_layer``; module docstring)."""
     start = time.perf_counter()
-    out = fixed_point_threshold(settings, nodes, bracket, points, log=log)
+    out = fixed_point_threshold(settings, level, bracket, points, log=log)
     out |= {"grid_anchor": out["delta_nn_inf"], "grid_anchor_status": out["status"]}
     if trains_second_layer(settings.train):
         out |= {"delta_nn_inf": np.nan, "at_value": np.nan, "status": "trained_layer"}

@@ -33,7 +33,7 @@ FAMILY_NAME = "family"
 """The name σ_α carries in its generated kernel module."""
 
 
-def evaluate(text, link, a, b, nodes, bracket, points, workdir):
+def evaluate(text, link, a, b, level, bracket, points, workdir):
     """δ_NN(∞) of the activation ``text`` (no parameter left) in a fresh process: {"delta_nn_inf",
     "at_value", "status"}."""
     workdir = Path(workdir)
@@ -45,7 +45,7 @@ def evaluate(text, link, a, b, nodes, bracket, points, workdir):
         MODEL_KERNEL_ENV: str(kernel),
         "NUMBA_CACHE_DIR": str(workdir / "cache"),
     }
-    request = {"link": link, "a": a, "b": b, "nodes": nodes, "bracket": list(bracket), "points": points}
+    request = {"link": link, "a": a, "b": b, "level": level, "bracket": list(bracket), "points": points}
     done = subprocess.run(
         [sys.executable, "-m", "featlearn.theory.design_family"],
         input=json.dumps(request),
@@ -59,14 +59,14 @@ def evaluate(text, link, a, b, nodes, bracket, points, workdir):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def family_minimum(text, parameter, bounds, link, a, b, nodes, bracket, points, xatol, log=print):
+def family_minimum(text, parameter, bounds, link, a, b, level, bracket, points, xatol, log=print):
     """Minimise δ_NN(∞)(α) over ``bounds`` (module docstring).  Returns {"alpha", "delta_nn_inf",
     "status", "at_value"} at the minimiser and the list of every evaluation (same keys)."""
     evaluations = []
 
     def objective(alpha):
         with tempfile.TemporaryDirectory(prefix="featlearn-family-") as workdir:
-            res = evaluate(substitute(text, parameter, alpha), link, a, b, nodes, bracket, points, workdir)
+            res = evaluate(substitute(text, parameter, alpha), link, a, b, level, bracket, points, workdir)
         evaluations.append({"alpha": float(alpha), **res})
         log(
             f"{parameter} = {alpha:.5f}: delta_NN(inf) = {res['delta_nn_inf']:.4g} ({res['status']}) "
@@ -95,7 +95,7 @@ def _main():
     request = json.load(sys.stdin)
     settings = SimpleNamespace(activation=FAMILY_NAME, link=request["link"], a=request["a"], b=request["b"])
     res = fixed_point_threshold(
-        settings, request["nodes"], request["bracket"], request["points"], log=lambda _: None
+        settings, request["level"], request["bracket"], request["points"], log=lambda _: None
     )
     print(
         json.dumps(

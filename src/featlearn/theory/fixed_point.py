@@ -25,12 +25,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 from scipy import optimize
 
 from featlearn.model.activations import activation_code
 from featlearn.model.links import get_link
-from featlearn.model.loss import SQUARE, derivatives, loss_derivatives
+from featlearn.model.loss import SQUARE, loss_derivatives
+from featlearn.theory.prox_law import Quadrature, prox_law
 
 
 @dataclass
@@ -40,6 +40,8 @@ class FixedPoint:
     q: float  # ‖θ̂‖²
     train_loss: float  # E[ℓ(y, z)]
     at_value: float  # δ E[(κw/(1 + κw))²]; stable iff < 1
+    jump_mass: float  # J of (O18): the prox's jumps, E_y Σ φ_q(ω*)(b − a)
+    w_floor: float  # the least w met on the contact sets, (min Φ″ − 1)/κ
     g2: np.ndarray  # quadrature nodes of the law of (g², w) ...
     w: np.ndarray
     weights: np.ndarray  # ... and their weights
@@ -49,67 +51,37 @@ class FixedPoint:
         return bool(self.at_value < 1.0)
 
 
-@njit(parallel=True, cache=True)
-def prox(code, a, b, y, omega, kappa, loss, scan=128):
-    """Global minimiser z of ℓ(y, u) + (u − ω)²/(2κ) for each pair (y_i, ω_i), and w = ℓ″(y, z), for
-    the :class:`featlearn.model.loss.Loss` ``loss``."""
-    n = y.size
-    z = np.empty(n)
-    w = np.empty(n)
-    for i in prange(n):
-        ell0, _, _ = derivatives(code, a, b, y[i], omega[i], loss)
-        radius = math.sqrt(2.0 * kappa * ell0) + 1e-12
-        best, best_u = ell0, omega[i]
-        for j in range(scan + 1):
-            u = omega[i] - radius + 2.0 * radius * j / scan
-            ell, _, _ = derivatives(code, a, b, y[i], u, loss)
-            f = ell + (u - omega[i]) ** 2 / (2.0 * kappa)
-            if f < best:
-                best, best_u = f, u
-        u = best_u
-        for _ in range(50):  # Newton on F′(u) = ℓ′ + (u − ω)/κ, guarded by F″ > 0
-            _, d1, d2 = derivatives(code, a, b, y[i], u, loss)
-            hess = d2 + 1.0 / kappa
-            if hess <= 0.0:
-                break
-            step = (d1 + (u - omega[i]) / kappa) / hess
-            u -= step
-            if abs(step) < 1e-13 * (1.0 + abs(u)):
-                break
-        z[i] = u
-        _, _, w[i] = derivatives(code, a, b, y[i], u, loss)
-    return z, w
-
-
 class FixedPointSolver:
-    """Solves (O11) and (O12) for one (activation, link, δ) on a Gauss–Hermite grid of (ω, g), for
-    the catalogue loss ``loss`` (a ``featlearn.model.loss.Loss``: the square loss by default, Huber's
-    or a config loss; docs/model.md, eq. (M3a))."""
+    """Solves (O11) and (O12) for one (activation, link, δ) with the law of (g, z, w) integrated
+    across the prox's jumps (``prox_law``, (O15)–(O18)) at the numerical parameters ``quadrature``,
+    for the catalogue loss ``loss`` (a ``featlearn.model.loss.Loss``: the square loss by default,
+    Huber's or a config loss; docs/model.md, eq. (M3a))."""
 
-    def __init__(self, activation_name, link, a=1.0, b=0.0, nodes=80, loss=SQUARE):
+    def __init__(self, activation_name, link, a=1.0, b=0.0, quadrature=None, loss=SQUARE):
         lk = get_link(link)
         if lk.k != 1:
             raise ValueError(
                 f"the fixed point is implemented for single-index links; {link!r} has k = {lk.k}"
             )
-        x, wq = np.polynomial.hermite_e.hermegauss(nodes)  # weight e^{−x²/2}
-        wq = wq / wq.sum()
         self.activation = activation_name
         self.code = activation_code(activation_name)
         self.a, self.b, self.loss = float(a), float(b), loss
-        xi, g = np.meshgrid(x, x, indexing="ij")
-        self.xi, self.g = xi.ravel(), g.ravel()
-        self.weights = np.outer(wq, wq).ravel()
-        self.y = lk.h(self.g[:, None])
+        self.link = lk
+        self.quadrature = quadrature if quadrature is not None else Quadrature()
+        self._last = None
 
     def law(self, kappa, q):
-        """(z, w, ω) at the quadrature nodes for given (κ, q)."""
-        omega = math.sqrt(q) * self.xi
-        z, w = prox(self.code, self.a, self.b, self.y, omega, kappa, self.loss)
-        return z, w, omega
+        """The :class:`prox_law.ProxLaw` at (κ, q) (the last one is kept)."""
+        if self._last is None or self._last[0] != (kappa, q):
+            law = prox_law(
+                self.code, self.a, self.b, self.link.h, self.link.even, kappa, q, self.loss, self.quadrature
+            )
+            self._last = ((kappa, q), law)
+        return self._last[1]
 
-    def _mean(self, values):
-        return float(self.weights @ values)
+    @staticmethod
+    def _mean(law, values):
+        return float(law.weights @ values)
 
     def kappa_for(self, q, delta, guess=None):
         """κ solving (O11) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
@@ -117,8 +89,8 @@ class FixedPointSolver:
 
         def resid(log_kappa):
             kappa = math.exp(log_kappa)
-            _, w, _ = self.law(kappa, q)
-            return self._mean(kappa * w / (1.0 + kappa * w)) - 1.0 / delta
+            law = self.law(kappa, q)
+            return self._mean(law, kappa * law.w / (1.0 + kappa * law.w)) - 1.0 / delta
 
         lo, hi = (-12.0, 2.0) if guess is None else (math.log(guess) - 1.0, math.log(guess) + 1.0)
         while guess is not None and resid(lo) > 0:
@@ -135,10 +107,10 @@ class FixedPointSolver:
 
         def resid(x):
             kappa, q = np.exp(x)
-            z, w, omega = self.law(kappa, q)
+            law = self.law(kappa, q)
             return [
-                delta * self._mean(kappa * w / (1.0 + kappa * w)) - 1.0,
-                math.log(delta * self._mean((omega - z) ** 2)) - x[1],
+                delta * self._mean(law, kappa * law.w / (1.0 + kappa * law.w)) - 1.0,
+                math.log(delta * self._mean(law, (law.omega - law.z) ** 2)) - x[1],
             ]
 
         sol = optimize.root(resid, np.log(start), method="hybr", options={"xtol": 1e-11, "maxfev": 40})
@@ -160,8 +132,8 @@ class FixedPointSolver:
         def resid(log_q):
             q = math.exp(log_q)
             kappa = kappa_guess[0] = self.kappa_for(q, delta, kappa_guess[0])
-            z, _, omega = self.law(kappa, q)
-            return math.log(delta * self._mean((omega - z) ** 2)) - log_q
+            law = self.law(kappa, q)
+            return math.log(delta * self._mean(law, (law.omega - law.z) ** 2)) - log_q
 
         lo, hi = (math.log(v) for v in q_bracket)
         if start is not None and resid(math.log(start[1]) - 0.5) > 0 and resid(math.log(start[1]) + 0.5) < 0:
@@ -173,22 +145,26 @@ class FixedPointSolver:
         return self._result(delta, self.kappa_for(q, delta, kappa_guess[0]), q)
 
     def _result(self, delta, kappa, q):
-        z, w, _ = self.law(kappa, q)
-        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, self.y, z, self.loss)
-        ratio = kappa * w / (1.0 + kappa * w)
+        law = self.law(kappa, q)
+        ell, _, _ = loss_derivatives(self.activation, self.a, self.b, law.y, law.z, self.loss)
+        ratio = kappa * law.w / (1.0 + kappa * law.w)
         return FixedPoint(
             delta=float(delta),
             kappa=kappa,
             q=q,
-            train_loss=self._mean(ell),
-            at_value=delta * self._mean(ratio**2),
-            g2=self.g**2,
-            w=w,
-            weights=self.weights,
+            train_loss=self._mean(law, ell),
+            at_value=delta * self._mean(law, ratio**2),
+            jump_mass=law.jump_mass,
+            w_floor=(law.min_curvature - 1.0) / kappa,
+            g2=law.g**2,
+            w=law.w,
+            weights=law.weights,
         )
 
 
 def warm():
-    """Compile the prox kernel (``io.warmup``)."""
-    z = np.linspace(-1.0, 1.0, 5)
-    prox(0, 1.0, 0.0, z, z, 0.5, SQUARE)
+    """Compile the prox-law kernels (``io.warmup``): one law of Quad on he2."""
+    solver = FixedPointSolver(
+        "quad", "he2", quadrature=Quadrature(panels=2, nodes=2, g_panels=2, g_nodes=2, scan=16)
+    )
+    solver.law(0.3, 0.5)

@@ -68,9 +68,13 @@ class OutlierResult:
 
 
 class OutlierSolver:
-    """Solves (B) and (O) for samples ``g2`` = g² and ``w`` at aspect ratio ``gamma`` = p/n."""
+    """Solves (B) and (O) for samples ``g2`` = g² and ``w`` at aspect ratio ``gamma`` = p/n.
 
-    def __init__(self, g2, w, gamma, weights=None):
+    ``w_floor``: the infimum of w over the law's support where the samples are quadrature nodes of a
+    continuous law whose support reaches below its nodes (the fixed point's, at a cusp of the
+    prox: 1 + κw → 0, (O18a)); it bounds m (m < −1/(γ w_floor)) as the least node would."""
+
+    def __init__(self, g2, w, gamma, weights=None, w_floor=None):
         self.g2 = np.asarray(g2, dtype=float)
         self.w = np.asarray(w, dtype=float)
         self.gamma = float(gamma)
@@ -80,7 +84,7 @@ class OutlierSolver:
             keep = self.p > 0
             self.g2, self.w, self.p = self.g2[keep], self.w[keep], self.p[keep]
         self._gamma_w = self.gamma * self.w
-        w_min = self.w.min()
+        w_min = self.w.min() if w_floor is None else min(float(w_floor), self.w.min())
         self.m_max = -1.0 / (self.gamma * w_min) if w_min < 0 else np.inf
 
     def _mean(self, values):
@@ -135,6 +139,9 @@ class OutlierSolver:
         if getattr(self, "_m_edge", None) is None:
             if np.isfinite(self.m_max):
                 hi = self.m_max * (1 - 1e-12)
+                if self._scaled_dlambda_b(hi) > 0:  # λ_b increases up to the support's floor: a hard edge
+                    self._m_edge = hi
+                    return hi
             else:
                 hi = 1.0
                 while self._scaled_dlambda_b(hi) > 0:
