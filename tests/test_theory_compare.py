@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from conftest import GELU_BUMP_MODEL
 
-from featlearn.analysis.theory_tables import long_time_threshold, simulated_crossing
+from featlearn.analysis.theory_tables import (
+    long_time_threshold,
+    refinement_rows,
+    rs_state,
+    simulated_crossing,
+)
 from featlearn.theory.crossing import first_crossing, first_root
 from featlearn.theory.delta_nn import FixedPointMargin, fixed_point_model
 from featlearn.theory.design import fixed_point_threshold
@@ -51,6 +56,35 @@ def test_a_theory_model_and_the_designer_find_the_same_long_time_threshold():
     assert below > 0 > above
     value, status, stable = long_time_threshold(fp)
     assert (value, status, stable) == (fp["delta_nn_inf"], "ok", fp["delta_nn_inf_at"] < 1.0)
+    # the refinement study: level 1 moves the root by < 1e-3; GeLU's RS state has its bulk edge at 0
+    assert list(fp["refine_level"]) == [0, 1] and fp["refine_delta_nn_inf"][0] == fp["delta_nn_inf"]
+    state = rs_state(fp)
+    assert state["numerical_error"] < 1e-3 and state["state"] == "marginal"
+    rows = refinement_rows({"gelu": {"fixed_point": fp}})
+    assert [r["level"] for r in rows] == [0, 1] and rows[1]["q"] == pytest.approx(rows[0]["q"], rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("at", "edge", "state"),
+    [
+        ([1.30, 1.32], [0.002, 0.002], "AT-unstable"),
+        ([0.95, 1.02], [0.0, 0.0], "AT undetermined"),
+        ([0.80, 0.81], [1e-9, 0.0], "marginal"),
+        ([0.80, 0.81], [0.05, 0.05], "AT-stable"),
+    ],
+)
+def test_the_rs_state_is_read_from_the_finer_level_with_its_change(at, edge, state):
+    """AT − ΔAT > 1: unstable; AT + ΔAT < 1: stable, marginal where the bulk edge is 0; else
+    undetermined; the numerical error is the change of the root."""
+    fp = {
+        "refine_level": np.array([0, 1]),
+        "refine_delta_nn_inf": np.array([9.0, 9.004]),
+        "refine_at_value": np.array(at),
+        "refine_bulk_edge": np.array(edge),
+    }
+    got = rs_state(fp)
+    assert got["state"] == state and got["numerical_error"] == pytest.approx(0.004)
+    assert rs_state({})["state"] == "no root"
 
 
 def test_simulated_crossing_needs_an_aligned_negative_eigenvalue():

@@ -53,7 +53,7 @@ RESULT_RULES = {
         input=dict(**theory_inputs(), thresholds=f"{RESULTS}/tables/thresholds.csv"),
         outputs=[
             table_output(f"{RESULTS}/tables/{name}")
-            for name in ("theory_thresholds.csv", "theory_thresholds.tex", "dmft_vs_simulation.csv", "outlier_vs_simulation.csv", "bounded_link_validation.csv")
+            for name in ("theory_thresholds.csv", "theory_thresholds.tex", "dmft_vs_simulation.csv", "outlier_vs_simulation.csv", "bounded_link_validation.csv", "fixed_point_refinement.csv")
         ],
         log="theory/tables",
         params=dict(

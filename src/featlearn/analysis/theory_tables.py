@@ -72,6 +72,50 @@ def long_time_threshold(fp):
     return float(fp["delta_nn_inf"]), str(fp["delta_nn_inf_status"]), bool(fp["delta_nn_inf_at"] < 1.0)
 
 
+HARD_EDGE = 1e-6
+"""|bulk edge| below which the RS state's Hessian bulk reaches 0 (the law's w reaches −1/κ at a cusp
+of the prox, docs/outlier.md (O18a)): marginal."""
+
+
+def rs_state(fp):
+    """What the refinement study (``refine_*`` keys of a fixed-point model file) says of δ_NN(∞)
+    (docs/outlier.md, "Numerical error" and "Which state"): its numerical error |δ(L + 1) − δ(L)|,
+    the AT value at the finer level with its own change, and the state: ``AT-unstable`` (AT − ΔAT >
+    1), ``marginal`` (AT + ΔAT < 1 and a bulk edge at 0), ``AT-stable`` (AT + ΔAT < 1, edge > 0),
+    else ``AT undetermined``; ``no root`` without a refinement."""
+    if "refine_level" not in fp:
+        return {"numerical_error": np.nan, "at_value": np.nan, "at_error": np.nan, "state": "no root"}
+    roots, at, edge = fp["refine_delta_nn_inf"], fp["refine_at_value"], fp["refine_bulk_edge"]
+    at_error = abs(at[-1] - at[-2])
+    if at[-1] - at_error > 1.0:
+        state = "AT-unstable"
+    elif at[-1] + at_error < 1.0:
+        state = "marginal" if abs(edge[-1]) < HARD_EDGE else "AT-stable"
+    else:
+        state = "AT undetermined"
+    return {
+        "numerical_error": abs(roots[-1] - roots[-2]),
+        "at_value": float(at[-1]),
+        "at_error": float(at_error),
+        "state": state,
+    }
+
+
+def refinement_rows(theory):
+    """The refinement study of every theory model's δ_NN(∞) (docs/outlier.md, "Numerical error"):
+    one row per model and quadrature level, the root and the state at the reference δ."""
+    rows = []
+    for name, th in sorted(theory.items()):
+        fp = th["fixed_point"]
+        if "refine_level" not in fp:
+            continue
+        for i, level in enumerate(fp["refine_level"]):
+            row = {"model": name, "level": int(level), "delta_ref": float(fp["refine_delta"])}
+            keys = [k for k in fp if k.startswith("refine_") and k not in ("refine_level", "refine_delta")]
+            rows.append(row | {k[len("refine_") :]: float(fp[k][i]) for k in keys})
+    return rows
+
+
 def _row_index(dm, delta):
     i = np.nonzero(np.isclose(dm["delta"], delta))[0]
     if i.size == 0:
@@ -215,6 +259,11 @@ def threshold_rows(models, theory, n_paths, report_steps, empirical):
         row["delta_nn_long_time"] = value
         row["long_time_status"] = status
         row["long_time_at_stable"] = stable
+        state = rs_state(theory[name]["fixed_point"])
+        row["long_time_numerical_error"] = state["numerical_error"]
+        row["long_time_at_value"] = state["at_value"]
+        row["long_time_at_error"] = state["at_error"]
+        row["long_time_state"] = state["state"]
         for r in empirical:
             same = (r["activation"], r["link"]) == (s.activation, s.link)
             if r["kind"] == "delta50_gd_empirical" and same and r["m"] == 1 and r["init"] == "random":
@@ -246,7 +295,8 @@ def latex_table(rows, report_steps):
         r"\hline",
     ]
     for r in rows:
-        long_time = num(r["delta_nn_long_time"]) + ("" if r["long_time_at_stable"] else "$^\\dagger$")
+        flag = "" if r["long_time_state"] in ("AT-stable", "marginal") else "$^\\dagger$"
+        long_time = num(r["delta_nn_long_time"], r["long_time_numerical_error"]) + flag
         cells = (
             [f"{r['activation']}, {r['link']}".replace("_", r"\_"), str(r["n_paths"]), num(r["delta_alg"])]
             + [num(r[f"delta_nn_t{t}"]) for t in report_steps]
@@ -258,7 +308,8 @@ def latex_table(rows, report_steps):
     note = (
         "% delta_NN(t): DMFT law with N paths (first zero of the outlier margin on the"
         " delta grid); -- : none on the grid or already below it;"
-        " $^\\dagger$: fixed point fails its AT check or no crossing."
+        " delta_NN(inf) +- its numerical error (quadrature refined once);"
+        " $^\\dagger$: the RS fixed point fails its AT check (or it is undetermined), or no crossing."
     )
     return "\n".join([note, *lines]) + "\n"
 
@@ -287,4 +338,5 @@ def theory_tables(models, theory, n_paths, report_steps, horizon, validation, em
         "dmft_vs_simulation.csv": agreement,
         "outlier_vs_simulation.csv": outliers,
         "bounded_link_validation.csv": [check],
+        "fixed_point_refinement.csv": refinement_rows(theory),
     }

@@ -125,8 +125,8 @@ def delta_nn_figure(theory, models, n_paths, table):
         row = next(r for r in table if r["model"] == name)
         if row["long_time_status"] == "ok":
             value = row["delta_nn_long_time"]
-            note = "AT-stable" if row["long_time_at_stable"] else "fails AT: approximation"
-            ax.axhline(value, color="C3", ls="-.", lw=1, label=f"fixed point: {value:.2f} ({note})")
+            note = row["long_time_state"]
+            ax.axhline(value, color="C3", ls="-.", lw=1, label=f"RS fixed point: {value:.2f} ({note})")
         for j, key in enumerate(k for k in row if k.startswith("delta50_d") and not k.endswith("_err")):
             if isinstance(row[key], float) and np.isfinite(row[key]):
                 ax.axhline(

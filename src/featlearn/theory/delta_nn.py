@@ -22,6 +22,7 @@ bounded link the edge is a property of the law and the result converges in N.
 import time
 
 import numpy as np
+from scipy import optimize
 
 from featlearn.model.layers import trains_second_layer
 from featlearn.model.loss import loss_of
@@ -163,45 +164,105 @@ def long_time_threshold(margin, deltas, values, starts, xtol=1e-4):
     return {"delta_nn_inf": root, "at_value": at_value, "status": status}
 
 
+REFINEMENT_KEYS = (
+    "kappa",
+    "q",
+    "train_loss",
+    "at_value",
+    "jump_mass",
+    "bulk_edge",
+    "outlier",
+    "overlap2",
+    "margin",
+)
+"""What the refinement study records at the reference δ, per quadrature level."""
+
+
+def state_at(margin, delta):
+    """The fixed point's quantities (``REFINEMENT_KEYS``) at δ from ``margin``'s current start; NaN
+    where it has no solution."""
+    solved = margin.solve(delta)
+    if solved is None:
+        return dict.fromkeys(REFINEMENT_KEYS, np.nan)
+    fp, law, value = solved
+    res = law.solve()
+    return {
+        "kappa": fp.kappa,
+        "q": fp.q,
+        "train_loss": fp.train_loss,
+        "at_value": fp.at_value,
+        "jump_mass": fp.jump_mass,
+        "bulk_edge": res.bulk_edge,
+        "outlier": res.outlier,
+        "overlap2": res.overlap2,
+        "margin": value,
+    }
+
+
+def refined_root(margin, root, start, xtol=1e-4, width=0.05):
+    """The first zero of the margin of a finer quadrature near ``root`` (the coarser level's), by
+    Brent's method on [root − h, root + h], h = ``width`` doubled until the margin changes sign
+    (at most six times); every solve starts from ``start``.  NaN if it never does."""
+    at = margin.anchored(start)
+    for _ in range(7):
+        lo, hi = root - width, root + width
+        m_lo, m_hi = at(lo), at(hi)
+        if np.isfinite(m_lo) and np.isfinite(m_hi) and m_lo > 0 >= m_hi:
+            return optimize.brentq(at, lo, hi, xtol=xtol)
+        width *= 2.0
+    return np.nan
+
+
+def refinement(settings, root, start, level, log=print, xtol=1e-4):
+    """The refinement study of δ_NN(∞) (docs/outlier.md, "Numerical error"): the root and the state at
+    δ_ref = ``root`` (the level-``level`` root, from its solution ``start``) at quadrature levels
+    ``level`` and ``level`` + 1 (every count doubled).  Keys ``refine_level``, ``refine_delta_nn_inf``
+    and ``refine_<key>`` for ``REFINEMENT_KEYS``, each indexed by level; ``refine_delta`` = δ_ref."""
+    rows = []
+    for lv in (level, level + 1):
+        margin = FixedPointMargin(settings, lv)
+        margin.start = start
+        state = state_at(margin, root)
+        found = root if lv == level else refined_root(margin, root, start, xtol)
+        rows.append({"delta_nn_inf": found, **state})
+        log(f"level {lv}: delta_NN(inf) = {found:.6g}, at delta = {root:.6g}: " + " ".join(
+            f"{k}={v:.6g}" for k, v in state.items()))  # fmt: skip
+    out = {"refine_level": np.array([level, level + 1]), "refine_delta": float(root)}
+    for key in ("delta_nn_inf", *REFINEMENT_KEYS):
+        out[f"refine_{key}"] = np.array([r[key] for r in rows], float)
+    return out
+
+
 def fixed_point_model(settings, deltas, level=0, log=print, xtol=1e-4):
     """The RS fixed point, its AT value and its outlier for every δ of one model (walked from the
-    largest δ, each solve warm started from its neighbour), and δ_NN(∞) (:func:`long_time_threshold`,
-    keys ``delta_nn_inf``, ``delta_nn_inf_at``, ``delta_nn_inf_status``)."""
+    largest δ, each solve warm started from its neighbour), δ_NN(∞) (:func:`long_time_threshold`,
+    keys ``delta_nn_inf``, ``delta_nn_inf_at``, ``delta_nn_inf_status``) at quadrature level
+    ``level``, and its refinement study at ``level`` + 1 (:func:`refinement`, keys ``refine_*``)."""
     margin = FixedPointMargin(settings, level)
-    keys = ("kappa", "q", "train_loss", "at_value", "bulk_edge", "outlier", "overlap2", "margin")
+    keys = ("kappa", "q", "train_loss", "at_value", "jump_mass", "bulk_edge", "outlier", "overlap2", "margin")
     out = {key: np.full(len(deltas), np.nan) for key in keys}
     starts = [None] * len(deltas)
     for i in np.argsort(deltas)[::-1]:
         delta, start = deltas[i], time.perf_counter()
-        solved = margin.solve(delta)
+        state = state_at(margin, delta)
         starts[i] = margin.start
-        if solved is None:
+        if not np.isfinite(state["margin"]):
             log(f"delta={delta}: no fixed point ({i + 1}/{len(deltas)})")
             continue
-        fp, law, value = solved
-        res = law.solve()
-        values = (
-            fp.kappa,
-            fp.q,
-            fp.train_loss,
-            fp.at_value,
-            res.bulk_edge,
-            res.outlier,
-            res.overlap2,
-            value,
-        )
-        for key, value in zip(keys, values, strict=True):
-            out[key][i] = value
+        for key in keys:
+            out[key][i] = state[key]
         log(
-            f"delta={delta}: q={fp.q:.4f} AT={fp.at_value:.3f} outlier={res.outlier:.4f} "
+            f"delta={delta}: q={state['q']:.4f} AT={state['at_value']:.3f} outlier={state['outlier']:.4f} "
             f"({time.perf_counter() - start:.1f}s, {i + 1}/{len(deltas)})"
         )
     root = long_time_threshold(margin, deltas, out["margin"], starts, xtol)
     log(f"delta_NN(inf) = {root['delta_nn_inf']:.6g} ({root['status']}), AT = {root['at_value']:.3g}")
-    return {
+    out |= {
         "delta": np.asarray(deltas, float),
-        **out,
         "delta_nn_inf": root["delta_nn_inf"],
         "delta_nn_inf_at": root["at_value"],
         "delta_nn_inf_status": root["status"],
     }
+    if root["status"] == "ok":
+        out |= refinement(settings, root["delta_nn_inf"], margin.start, level, log, xtol)
+    return out
