@@ -1,0 +1,208 @@
+"""The Snakemake master's own CPU against its jobs' CPU, per job (issue 42).
+
+    python benchmarks/master_overhead.py tiny                 # the tiny config, a real build
+    python benchmarks/master_overhead.py synthetic            # paper.yaml's DAG, every job a stub
+    python benchmarks/master_overhead.py synthetic --configfile config.yaml -- --scheduler greedy
+
+Each mode copies the workflow into a temporary folder (``tests/tiny_build.copy_workflow``) and builds
+it with ``snakemake --cores 2`` and any arguments after ``--``, the copy's ``src/`` first on the
+Python path (so a checkout of another commit measures its own package).  ``synthetic`` replaces every script
+in ``workflow/scripts/`` by a stub that keeps the script's import statements, unexecuted (so
+``featlearn.pipeline.deps`` derives the same code inputs: every job keeps its inputs), opens its log
+as every script does and creates its outputs: the DAG, the rules, their params, resources, inputs,
+logs and benchmark files are those of the config, the science is gone.
+
+What is counted.  Snakemake runs inside this file's own interpreter (``_master``: it calls
+``snakemake.cli.main``), which writes at exit
+
+* master: ``getrusage(RUSAGE_SELF)``, user + system CPU of the Snakemake process, all its threads
+  (parsing, DAG, scheduler, job threads, benchmark polling), no child process;
+* solver: the CPU of the ILP scheduler's CBC processes (the default ``--scheduler ilp``), each
+  reaped with ``os.wait4``: scheduling work done in a child;
+* jobs: ``getrusage(RUSAGE_CHILDREN)`` less the solver, i.e. every job process and its descendants.
+
+The report gives the jobs run (Snakemake's "N of N steps"), the wall time, these three CPU times,
+the master's CPU per job, the scheduling rounds that found jobs ready (calls of
+``JobScheduler.job_selector``), master / jobs and (master + solver) / jobs; the ``dry run`` line is
+the master's CPU of ``snakemake -n`` in a fresh copy (parsing and building the DAG, one scheduling
+pass), the part of the master's cost that does not depend on running jobs.
+"""
+
+import argparse
+import ast
+import atexit
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from tiny_build import TINY, copy_workflow  # noqa: E402
+
+PAPER = ROOT / "workflow" / "configs" / "paper.yaml"
+
+STUB = '''\
+"""Stub of {name} (benchmarks/master_overhead.py): its imports, never run, give the rule the same
+derived code inputs; it opens its log as every script does (featlearn.io.job.logger) and creates
+its outputs (a directory for an output without a suffix)."""
+from pathlib import Path
+
+from featlearn.io.job import logger
+
+if False:
+{imports}
+
+logger(snakemake.log[0])("stub")
+for path in map(Path, snakemake.output):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir() if path.suffix == "" else path.write_text("")
+'''
+
+
+def stub(script):
+    """The stub source of ``script``: its import statements under ``if False:``, then its outputs."""
+    tree = ast.parse(script.read_text())
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    lines = [f"    {ast.unparse(node)}" for node in imports] or ["    pass"]
+    return STUB.format(name=script.name, imports="\n".join(lines))
+
+
+def stub_scripts(workdir):
+    """Replace every workflow script in ``workdir`` by its stub."""
+    for script in (workdir / "workflow" / "scripts").glob("*.py"):
+        script.write_text(stub(script))
+
+
+def cpu(usage):
+    """User + system seconds of a ``resource.struct_rusage``."""
+    return usage.ru_utime + usage.ru_stime
+
+
+class SolverPopen(subprocess.Popen):
+    """``subprocess.Popen`` for pulp's CBC runs: ``wait`` reaps with ``os.wait4`` and adds the
+    process's CPU to ``SOLVER_CPU``."""
+
+    def wait(self, timeout=None):
+        if self.returncode is None:
+            _, status, usage = os.wait4(self.pid, 0)
+            SOLVER_CPU[0] += cpu(usage)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+
+SOLVER_CPU = [0.0]
+
+
+def count_solver():
+    """Route pulp's CBC processes through ``SolverPopen`` (pulp is imported lazily by the ILP
+    scheduler; its coin_api module names ``subprocess`` as a module attribute)."""
+    from pulp.apis import coin_api
+
+    coin_api.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": SolverPopen})
+
+
+def count_rounds():
+    """Count the scheduler's job selections (``JobScheduler.job_selector``, once per scheduling round
+    that finds jobs ready) in ``ROUNDS``."""
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    select = JobScheduler.job_selector
+
+    def counted(self, jobs):
+        ROUNDS[0] += 1
+        return select(self, jobs)
+
+    JobScheduler.job_selector = counted
+
+
+ROUNDS = [0]
+
+
+def master(report, argv):
+    """Run ``snakemake.cli.main(argv)`` in this process and write its rusage to ``report`` at exit."""
+    from snakemake.cli import main
+
+    def write():
+        usage = cpu(resource.getrusage(resource.RUSAGE_SELF))
+        children = cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+        record = {
+            "master": usage,
+            "solver": SOLVER_CPU[0],
+            "jobs": children - SOLVER_CPU[0],
+            "rounds": ROUNDS[0],
+        }
+        Path(report).write_text(json.dumps(record))
+
+    count_solver()
+    count_rounds()
+    atexit.register(write)
+    main(argv)
+
+
+def measured(workdir, args):
+    """{master, solver, jobs, wall, steps} of ``snakemake --cores 2 ARGS`` in ``workdir``; its log
+    in ``workdir/master_overhead.log``."""
+    report = workdir / "master_overhead.json"
+    command = [sys.executable, __file__, "_master", str(report), "--cores", "2", *args]
+    env = {**os.environ, "PYTHONPATH": str(workdir / "src")}  # the copy's package, not the installed one
+    start = time.monotonic()
+    with open(workdir / "master_overhead.log", "w") as log:
+        proc = subprocess.run(command, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, env=env)
+    wall = time.monotonic() - start
+    text = (workdir / "master_overhead.log").read_text()
+    if proc.returncode != 0:
+        raise RuntimeError(f"snakemake failed in {workdir}:\n{text[-3000:]}")
+    counts = re.findall(r"(\d+) of \d+ steps \(100%\) done|^total\s+(\d+)", text, re.M)
+    steps = int(max(counts[-1])) if counts else 0
+    return {**json.loads(report.read_text()), "wall": wall, "steps": steps}
+
+
+def prepared(dest, mode, configfile):
+    """A copy of the workflow in ``dest`` for ``mode`` (stubbed scripts for ``synthetic``)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    copy_workflow(dest, TINY if mode == "tiny" else configfile)
+    if mode == "synthetic":
+        stub_scripts(dest)
+    return dest
+
+
+def line(name, r):
+    """One report line of a measurement ``r`` (the ratios to the jobs' CPU where jobs ran)."""
+    per_job = r["master"] / max(r["steps"], 1)
+    head = (
+        f"{name:8s} {r['steps']:5d} jobs  wall {r['wall']:7.1f} s  master {r['master']:7.1f}  "
+        f"solver {r['solver']:6.1f}  jobs {r['jobs']:7.1f} CPU-s  master per job {per_job:.3f} s  "
+        f"{r['rounds']} rounds"
+    )
+    if r["jobs"] < 1:
+        return head
+    both = (r["master"] + r["solver"]) / r["jobs"]
+    return f"{head}  master/jobs {r['master'] / r['jobs']:.1%}  (master+solver)/jobs {both:.1%}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("tiny", "synthetic"))
+    parser.add_argument("--configfile", type=Path, default=PAPER, help="the synthetic DAG's config")
+    parser.add_argument("--keep", type=Path, help="build here (an empty folder) and keep it")
+    parser.add_argument("snakemake_args", nargs="*", help="after --: more Snakemake arguments")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        dry = measured(prepared(Path(tmp) / "dry", args.mode, args.configfile), ["-n"])
+        print(line("dry run", dry), flush=True)
+        build = prepared(args.keep or Path(tmp) / "build", args.mode, args.configfile)
+        print(line("build", measured(build, args.snakemake_args)))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["_master"]:
+        master(sys.argv[2], sys.argv[3:])
+    else:
+        main()
