@@ -291,3 +291,39 @@ def test_finite_size_numbers_write_open_sides_and_what_would_decide():
     none = {"decide_core_hours": math.nan, "decide_searched_d_max": 256000.0}
     assert mn.decide_text(none).startswith("no design up to d = 256000")
     assert mn.decide_text({"decide_core_hours": math.nan, "decide_searched_d_max": math.nan}) == ""
+
+
+def test_threshold_claim_states_its_d_and_where_the_verdict_changes():
+    """Claims 2 and 3 compare at every measured d: δ₅₀ rising from 6.05 (d = 250) to 6.9 (d = 1000)
+    reads reproduced at the smaller d and not reproduced at 1000, so the verdict is partly and the text
+    names each d's verdict; a verdict common to every d is stated with the d range."""
+    rising = [_fit("gelu", 250, 6.05, 0.1), _fit("gelu", 500, 6.3, 0.1), _fit("gelu", 1000, 6.9, 0.1)]
+    row = claims.claim_threshold(_results(rising), TOL, "gelu", 6.0, "gelu_threshold", "GeLU")
+    assert row["verdict"] == claims.PARTLY and "depends on d" in row["measured"]
+    assert "(d = 250): reproduced" in row["measured"] and "(d = 1000): not reproduced" in row["measured"]
+    flat = [_fit("gelu", 250, 6.05, 0.1), _fit("gelu", 1000, 6.1, 0.1)]
+    row = claims.claim_threshold(_results(flat), TOL, "gelu", 6.0, "gelu_threshold", "GeLU")
+    assert (
+        row["verdict"] == claims.REPRODUCED and "reproduced at every d measured, 250–1000" in row["measured"]
+    )
+
+
+def test_law_rows_print_a_limit_only_where_it_is_identified():
+    """The manuscript's law table: the constant law's level is labelled "constant"; a limit law's δ∞
+    is a number only where the model's δ∞ is identified, else the verdict."""
+    from featlearn.analysis import manuscript_numbers as mn
+
+    def law(name, value, low, high):
+        return {"model": "quad", "law": name, "delta_aicc": 0.0, "lr_p": 0.5, "gof_p": 0.4}, {
+            "delta_inf": value,
+            "delta_inf_low": low,
+            "delta_inf_high": high,
+            "loo_status": "too few d (2)",
+            "d_left_out": 1000.0,
+        }
+
+    rows = [a | b for a, b in (law("constant", 6.5, 6.27, 6.74), law("power", 4.07, 3.8, math.nan))]
+    for status, expected in (("not tested", "δ∞ not tested"), ("identified", "4.07 [3.8, ∞]")):
+        out = mn.finite_size_rows(rows, [{"model": "quad", "limit_status": status}])
+        assert out[0]["delta_inf"] == "constant 6.5 [6.27, 6.74]"
+        assert out[1]["delta_inf"] == expected

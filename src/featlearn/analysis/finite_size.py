@@ -12,14 +12,16 @@ Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.
   largest d from the others (F8, a diagnostic).
 - What the data determine: the slope per doubling (linear law), the curvature (quadratic law), the
   width exponent (F7, ``width_scaling``), each with its profile interval (F5).
-- δ∞ (F9): identified only when the profile interval of every limit law (power, log; their
-  nuisance shape profiled to the linear limit, ν → 0 or d₀ → 0) closes inside the declared range
-  (0, ``range_factor`` × max δ₅₀(d)] and every limit law passes its leave-out within 2σ; then the
-  union of their intervals.  Otherwise "not identified", with the one-sided bound the profile gives.
-  Fewer than ``min_points`` usable d: "not tested" (a limit law's leave-out needs them).
-- A parametric bootstrap (F10) resamples every cell from the best-fitting law (the largest
-  likelihood), refits the asymptotic laws and chooses among them by AICc: the frequency of each
-  choice and the percentile interval of δ∞ over the replicates, ±∞ where the choice has no limit.
+- δ∞ (F9): identified within the power and log laws only when the profile interval of every limit
+  law (their nuisance shape profiled to the linear limit, ν → 0 or d₀ → 0) closes inside the
+  declared range (0, ``range_factor`` × max δ₅₀(d)], the better limit law fits the free per-d δ₅₀
+  (F9a) and both no-limit alternatives, growth in ln d (F4b) and in ln ln d (F4f), are rejected by
+  the same test; then the union of their intervals.  Otherwise "not identified", with the one-sided
+  bound that every limit law gives (the side a fitting no-limit law runs to left open).  Fewer than
+  ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.
+- A parametric bootstrap (F10) under each of the two readings compared in (F13) ("δ∞ = δ_NN(∞)" and
+  "growth ∝ log d") resamples every cell, refits the asymptotic laws and chooses among them by AICc:
+  how often each law is chosen under each reading, i.e. how well the choice tells them apart.
 - What would decide (F13): which added doublings of d and trials per cell separate "δ∞ = δ_NN(∞)"
   from "growth ∝ log d" at 2σ on expected counts, each priced by a caller's cost model.
 - The collapse of every d onto one logistic (F11) and the second pass's δ placement (F12).
@@ -44,8 +46,12 @@ ASYMPTOTIC = ("constant", "linear", "power", "log")
 """The laws that say where δ₅₀ goes as d → ∞ (a limit, or growth without one), among which AICc
 chooses (F6), (F10); the quadratic law only measures the curvature inside the range of d."""
 
-LEAVE_OUT_MAX = 2.0
-"""|z| of the leave-out (F8) beyond which a law is never reported as a limit."""
+NO_LIMIT_CHECKS = ("linear", "loglog")
+"""No-limit laws a limit must exclude before it is identified (F9): growth in ln d (F4b) and in ln ln d
+(F4f), which a limit law can mimic over a few decades of d."""
+
+CHECK_LEVEL = 0.05
+"""Level of the goodness-of-fit test (F9a): below it a law is rejected."""
 
 
 # -------------------------------------------------------------------------------------------- cells
@@ -238,54 +244,33 @@ def choose(fits, laws, n_obs):
     return min(criteria, key=lambda law: (criteria[law][0], sl.N_PARAMS[law]))
 
 
-def _chosen_limit(law_fit, t_max):
-    """δ∞ of a bootstrap choice: the law's limit; for a law without one ±∞, the sign of its slope at
-    the largest d (t_max doublings above the smallest)."""
-    if law_fit.law in ("linear", "quadratic"):
-        curvature = law_fit.params[2] if law_fit.law == "quadratic" else 0.0
-        return math.copysign(math.inf, law_fit.params[1] + 2 * curvature * t_max)
-    return law_fit.delta_inf
-
-
-def bootstrap_law_choice(cells, ds, generator, like, laws, n_boot, seed, level):
-    """(F10): ``n_boot`` replicates k* ~ Binomial(n, σ(β̂_d (δ − f(t_d; θ̂)))) of every cell of the
-    usable d, θ̂ the ``generator`` fit and β̂_d its profiled widths; in each the laws are refitted and
-    chosen by AICc.  Returns the choice frequencies, the fraction without a limit and the
-    percentile interval of the chosen δ∞ (±∞ kept in the order statistics)."""
+def bootstrap_law_choice(cells, ds, like, centres, laws, n_boot, seed):
+    """(F10): under each reading r of ``centres`` ({r: δ₅₀(d) under r}), ``n_boot`` replicates
+    k* ~ Binomial(n, σ(β̂_d (δ − δ₅₀,r(d)))) of every cell of the usable d, β̂_d the width profiled at
+    δ₅₀,r(d) (as the expected cells of (F13)); in each the laws are refitted and chosen by AICc.
+    Returns per reading the frequency of each choice (``boot_<r>_<law>``) and of a limit law
+    (``boot_<r>_limit``), and the replicates kept (a replicate with no success or no failure at
+    some d is dropped)."""
     rng = np.random.default_rng(list(seed))
-    centres = sl.law_value(generator.law, like.t, generator.params)
-    p_hat = {}
-    for d, m in zip(ds, centres, strict=True):
-        c = cells[d]
-        beta = profile_over_width(c.delta, c.successes, c.trials, m)[1][0]
-        p_hat[d] = special.expit(beta * (c.delta - m))
     n_obs = sum(cells[d].delta.size for d in ds)
-    chosen, limits, failed = [], [], 0
-    for _ in range(n_boot):
-        resampled = {
-            d: Cells(cells[d].delta, rng.binomial(cells[d].trials, p_hat[d]), cells[d].trials) for d in ds
-        }
-        if any(c.successes.sum() in (0, c.trials.sum()) for c in resampled.values()):
-            failed += 1
-            continue
-        fits = fit_laws(joint_likelihood(resampled, ds), laws)
-        law = choose(fits, laws, n_obs)
-        chosen.append(law)
-        limits.append(_chosen_limit(fits[law], like.t[-1]))
-    out = {"boot_kept": len(limits), "boot_failed": failed}
-    out |= {f"boot_{law}": chosen.count(law) / len(chosen) if chosen else np.nan for law in laws}
-    values = np.sort(np.array(limits, dtype=float))
-    if values.size < 2:
-        return out | {"boot_no_limit": np.nan, "boot_low": np.nan, "boot_high": np.nan}
-    q = [
-        int(np.floor((values.size - 1) * (1 - level) / 2)),
-        int(np.ceil((values.size - 1) * (1 + level) / 2)),
-    ]
-    return out | {
-        "boot_no_limit": float(np.mean(~np.isfinite(values))),
-        "boot_low": float(values[q[0]]),
-        "boot_high": float(values[q[1]]),
-    }
+    out = {}
+    for reading, centre in centres.items():
+        expected = _expected_cells(cells, ds, centre, {})
+        chosen = []
+        for _ in range(n_boot):
+            resampled = {
+                d: Cells(c.delta, rng.binomial(c.trials.astype(int), c.successes / c.trials), c.trials)
+                for d, c in expected.items()
+            }
+            if any(c.successes.sum() in (0, c.trials.sum()) for c in resampled.values()):
+                continue
+            chosen.append(choose(fit_laws(joint_likelihood(resampled, ds), laws), laws, n_obs))
+        out[f"boot_{reading}_kept"] = len(chosen)
+        for law in laws:
+            out[f"boot_{reading}_{law}"] = chosen.count(law) / len(chosen) if chosen else np.nan
+        limit = sum(chosen.count(law) for law in sl.LIMIT_LAWS)
+        out[f"boot_{reading}_limit"] = limit / len(chosen) if chosen else np.nan
+    return out
 
 
 # ------------------------------------------------------------------------------- what would decide
@@ -391,8 +376,9 @@ def cheapest_decision(rows):
 
 
 def law_rows(model, cells, ds, like, fits, level, range_high):
-    """Per law: fit, ℓ, AICc, the nested likelihood-ratio p-value, δ∞ and its profile interval
-    (limit laws, F5), the parameters, and the leave-out (F8)."""
+    """Per law: fit, ℓ, AICc, the nested likelihood-ratio p-value, the goodness of fit against free
+    per-d δ₅₀ (F9a), δ∞ and its profile interval (limit laws, F5), the parameters, and the leave-out
+    (F8, a diagnostic)."""
     n_obs = sum(cells[d].delta.size for d in ds)
     criteria = information_criteria(fits, n_obs)
     leave_out = leave_largest_out(cells, ds, LAWS)
@@ -404,7 +390,8 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
         row |= {"loglik": f.loglik, "aicc": np.nan, "delta_aicc": np.nan, "aicc_weight": np.nan}
         if law in criteria:
             row |= dict(zip(("aicc", "delta_aicc", "aicc_weight"), criteria[law], strict=True))
-        row |= {"lr_p": nested_p_value(fits, law), "a": params[0], "b": params[1], "shape": params[2]}
+        row |= {"lr_p": nested_p_value(fits, law), "gof_p": goodness_of_fit_p(like, f)}
+        row |= {"a": params[0], "b": params[1], "shape": params[2]}
         row["d0"] = like.d_ref * 2 ** (-1 / params[2]) if law == "log" and f.status == "ok" else np.nan
         row |= {"delta_inf": f.delta_inf, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
         if law in sl.LIMIT_LAWS and f.status == "ok":
@@ -418,24 +405,46 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
     return rows, intervals
 
 
-def limit_verdict(law_rows_, intervals, n_d, min_points):
-    """(F9): (status, low, high) of δ∞.  "identified" with the union of the limit laws' intervals;
-    "not identified" with the one-sided bound they give (low with high NaN, or the reverse; NaN where
-    even that is open); "not tested" below ``min_points`` usable d."""
+def goodness_of_fit_p(like, law_fit):
+    """(F9a): the likelihood ratio of a law against free per-d δ₅₀ (a free width per d in both),
+    2 (ℓ_sat − ℓ̂_law) ~ χ²(N_d − k_law), k_law the law's parameters; NaN without a fit or dof."""
+    dof = like.t.size - sl.N_PARAMS[law_fit.law]
+    if dof < 1 or law_fit.status != "ok":
+        return np.nan
+    return float(stats.chi2.sf(2 * max(like.saturated - law_fit.loglik, 0.0), dof))
+
+
+def limit_verdict(intervals, fits, like, n_d, min_points):
+    """(F9): (status, low, high, check) of δ∞ from the limit laws' profile ``intervals`` and the
+    ``fits`` (limit laws and ``NO_LIMIT_CHECKS``).  The bound is taken over every limit law: low =
+    the smallest of their lows, high = the largest of their highs, NaN where any law's side is open.
+    "identified" (within the power and log laws) when every interval closes, the better limit law
+    passes (F9a) and every no-limit law fails it; "not identified" otherwise, with the bound, less
+    the side a fitting no-limit law runs to (both sides where the limit laws themselves misfit);
+    "not tested" below ``min_points`` usable d.  ``check`` says which condition failed."""
     if n_d < min_points or not intervals:
-        return "not tested", np.nan, np.nan
-    by_law = {r["law"]: r for r in law_rows_}
-    passes = [abs(by_law[law].get("loo_z", np.nan)) <= LEAVE_OUT_MAX for law in intervals]
-    trusted = [iv for law, iv in intervals.items() if abs(by_law[law].get("loo_z", np.nan)) <= LEAVE_OUT_MAX]
-    if all(passes) and all(iv.closed for iv in intervals.values()):
-        return "identified", min(iv.low for iv in trusted), max(iv.high for iv in trusted)
-    lows = [iv.low for iv in trusted]
-    highs = [iv.high for iv in trusted]
-    low = min(lows) if trusted and all(np.isfinite(lows)) else np.nan
-    high = max(highs) if trusted and all(np.isfinite(highs)) else np.nan
-    if np.isfinite(low) and np.isfinite(high):  # closed, but a law failed its leave-out
-        low = high = np.nan
-    return "not identified", low, high
+        return "not tested", np.nan, np.nan, ""
+    lows, highs = [iv.low for iv in intervals.values()], [iv.high for iv in intervals.values()]
+    low = min(lows) if all(np.isfinite(lows)) else np.nan
+    high = max(highs) if all(np.isfinite(highs)) else np.nan
+    best = max((fits[law] for law in intervals), key=lambda f: f.loglik)
+    best_p = goodness_of_fit_p(like, best)
+    if best_p < CHECK_LEVEL:
+        return "not identified", np.nan, np.nan, f"the limit laws misfit the per-d δ₅₀ (p = {best_p:.2g})"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "not identified", low, high, "a limit law's interval does not close"
+    for law in NO_LIMIT_CHECKS:
+        p = goodness_of_fit_p(like, fits[law])
+        if not p < CHECK_LEVEL:  # the data do not reject growth without a limit
+            rising = sl.law_value(law, like.t[-1], fits[law].params) >= sl.law_value(
+                law, 0.0, fits[law].params
+            )
+            bound = (low, np.nan) if rising else (np.nan, high)
+            return "not identified", *bound, f"{NO_LIMIT_TEXT[law]} fits the per-d δ₅₀ (p = {p:.2g})"
+    return "identified", low, high, "no growth in ln d or ln ln d fits"
+
+
+NO_LIMIT_TEXT = {"linear": "growth in ln d", "loglog": "growth in ln ln d"}
 
 
 def finite_size_analysis(
@@ -448,6 +457,7 @@ def finite_size_analysis(
     min_points=4,
     delta_nn=np.nan,
     price=None,
+    diagnostics=True,
 ):
     """The finite-size analysis of one model's cells (rows with d, delta, successes, trials
     [, diverged, censored]).  Returns row lists (for ``featlearn.io.results.write_csv``):
@@ -456,12 +466,16 @@ def finite_size_analysis(
       "laws": per law (F4)–(F8) (``law_rows``);
       "summary": one row: the d used, slope per doubling, curvature, width exponent (each with its
         profile interval), the likelihood-ratio p-values of a constant and of no limit, the AICc
-        choice, δ∞'s verdict (F9) with its interval or bound, and the bootstrap (F10);
+        choice, δ∞'s verdict (F9) with its interval or bound and the check that decided it, the
+        goodness of fit of each law (F9a), and the bootstrap under the two readings (F10);
       "curves": each fitted law on a grid of d (the figure's lines);
       "decide": (F13) per design, the separations of "δ∞ = ``delta_nn``" and "growth ∝ log d" it
         would reach and its price (``price``: [(d, δ, trials)] → core-hours); the summary names the
         cheapest design that separates both at 2σ;
       "collapse", "collapse_quality": (F11) with the measured widths and with the width law.
+
+    ``diagnostics=False`` leaves out the width law (F7), what would decide (F13) and the collapse
+    (F11), which δ∞'s verdict does not read (tests/test_finite_size.py runs the verdict many times).
     """
     cells = group_cells(rows)
     fits = per_d_fits(cells)
@@ -483,10 +497,29 @@ def finite_size_analysis(
     like = joint_likelihood(cells, ds)
     n_obs = summary["cells"]
     law_fits = fit_laws(like, LAWS)
+    checks = fit_laws(like, NO_LIMIT_CHECKS)
     best = choose(law_fits, ASYMPTOTIC, n_obs)
     range_high = range_factor * float(max(like.peaks))
     laws, intervals = law_rows(model, cells, ds, like, law_fits, level, range_high)
     summary |= _determined(like, law_fits, level)
+    summary |= {
+        "constant_p": nested_p_value(law_fits, "linear"),
+        "no_limit_p": min(
+            (nested_p_value(law_fits, law) for law in sl.LIMIT_LAWS if law in law_fits), default=np.nan
+        ),
+        "aicc_best": best,
+        "range_high": range_high,
+    }
+    status, low, high, check = limit_verdict(intervals, law_fits | checks, like, len(ds), min_points)
+    summary |= {"limit_status": status, "delta_inf_low": low, "delta_inf_high": high, "limit_check": check}
+    summary |= {f"gof_p_{law}": goodness_of_fit_p(like, f) for law, f in (law_fits | checks).items()}
+    if len(ds) >= min_points and np.isfinite(delta_nn) and "linear" in law_fits:
+        limit, growth = readings(like, law_fits, delta_nn)
+        summary |= bootstrap_law_choice(
+            cells, ds, like, {"limit": limit, "growth": growth}, ASYMPTOTIC, n_boot, seed
+        )
+    if not diagnostics:
+        return {"per_d": per_d, "laws": laws, "summary": [summary]}
     width = fit_width_law(
         {d: cells[d] for d in ds}, like.saturated, level, np.median([fits[d].scale for d in ds])
     )
@@ -495,21 +528,7 @@ def finite_size_analysis(
         "width_exponent_low": width.mu_low,
         "width_exponent_high": width.mu_high,
         "width_law_p": width.p_value,
-        "constant_p": nested_p_value(law_fits, "linear"),
-        "no_limit_p": min(
-            (nested_p_value(law_fits, law) for law in sl.LIMIT_LAWS if law in law_fits), default=np.nan
-        ),
-        "aicc_best": best,
-        "range_high": range_high,
     }
-    status, low, high = limit_verdict(laws, intervals, len(ds), min_points)
-    summary |= {"limit_status": status, "delta_inf_low": low, "delta_inf_high": high}
-    fitted = [f for f in law_fits.values() if f.status == "ok"]
-    generator = max(fitted, key=lambda f: (f.loglik, -sl.N_PARAMS[f.law]))
-    summary["boot_generator"] = generator.law
-    summary |= bootstrap_law_choice(cells, ds, generator, like, ASYMPTOTIC, n_boot, seed, level)
-    for row in laws:
-        row["boot_chosen"] = summary.get(f"boot_{row['law']}", np.nan)
     width_law = (lambda d: width.width(d, like.d_ref)) if np.isfinite(width.mu) else None
     typical = float(np.median([fits[d].scale for d in ds]))
     decide = []  # two readings need the d that a limit needs (F9), else they are barely constrained
@@ -696,11 +715,13 @@ def report(out):
             f"  d = {r['d']}: delta50 = {_with_interval(r, 'delta50')}  width {_text(r['width'])}"
             f"  ({r['status']}, {r['censored']} censored)"
         )
-    lines.append("  law        loglik     dAICc  LR p    delta_inf [95% profile]          leave-out z")
+    lines.append(
+        "  law        loglik     dAICc  LR p    fit p   delta_inf [95% profile]          leave-out z"
+    )
     for r in out["laws"]:
         lines.append(
             f"  {r['law']:<10} {_text(r['loglik'], 6):>9}  {_text(r['delta_aicc']):>6}"
-            f"  {_text(r['lr_p'], 2):>6}  {_with_interval(r, 'delta_inf'):<32}"
+            f"  {_text(r['lr_p'], 2):>6}  {_text(r['gof_p'], 2):>6}  {_with_interval(r, 'delta_inf'):<32}"
             f" {_text(r.get('loo_z', np.nan), 2)}"
         )
     for s in out["summary"]:
@@ -712,10 +733,15 @@ def report(out):
             f" no limit: p = {_text(s.get('no_limit_p'), 2)}; AICc choice {s.get('aicc_best')}",
             f"  delta_inf: {s['limit_status']}"
             f" [{_text(s.get('delta_inf_low'))}, {_text(s.get('delta_inf_high'))}]"
-            f" (declared range (0, {_text(s.get('range_high'))}])",
-            f"  bootstrap ({s.get('boot_kept', 0)} kept): no limit in {_text(s.get('boot_no_limit'), 2)},"
-            f" delta_inf [{_text(s.get('boot_low'))}, {_text(s.get('boot_high'))}]",
+            f" (declared range (0, {_text(s.get('range_high'))}]; {s.get('limit_check', '')};"
+            f" growth in ln ln d fits with p = {_text(s.get('gof_p_loglog'), 2)})",
         ]
+        if "boot_limit_limit" in s:
+            lines.append(
+                f"  bootstrap: a limit law chosen in {_text(s['boot_limit_limit'], 2)} of"
+                f" {s['boot_limit_kept']} replicates under 'delta_inf = delta_NN(inf)' and in"
+                f" {_text(s['boot_growth_limit'], 2)} of {s['boot_growth_kept']} under 'growth'"
+            )
     return "\n".join(lines)
 
 

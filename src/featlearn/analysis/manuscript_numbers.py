@@ -128,22 +128,35 @@ def _interval(value, low, high):
     return f"{text} {interval(low, high)}"
 
 
-def finite_size_rows(rows):
+def _law_level(row, status):
+    """A law row's column of levels: the constant's level a with its profile interval; a limit law's
+    δ∞ with its interval only where the model's δ∞ is identified (F9), else the verdict; "none"."""
+    if row["law"] == "constant":
+        return "constant " + _interval(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
+    if row["law"] in ("power", "log"):
+        if status == "identified":
+            return _interval(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
+        return f"δ∞ {status}"
+    return "none"
+
+
+def finite_size_rows(rows, summaries):
     """Per model and law of finite_size_scaling.csv (docs/finite_size.md): ΔAICc, the nested
-    likelihood-ratio p-value, δ∞ with its profile interval (limit laws and the constant), and the
-    prediction of the largest d from the others against its measurement (z)."""
+    likelihood-ratio p-value, the goodness of fit against free per-d δ₅₀ (F9a), the level
+    (``_law_level``: a limit law's δ∞ only where the model's is identified, per
+    finite_size_summary.csv's ``summaries``), and the prediction of the largest d from the others
+    against its measurement (z, a diagnostic)."""
+    status = {s["model"]: str(s["limit_status"]) for s in summaries}
     out = []
     for r in rows:
-        limit = r["law"] in ("constant", "power", "log")
         out.append(
             {
                 "model": r["model"],
                 "law": r["law"],
                 "delta_aicc": fmt(r["delta_aicc"], 2),
                 "lr_p": fmt(r["lr_p"], 2),
-                "delta_inf": _interval(r["delta_inf"], r["delta_inf_low"], r["delta_inf_high"])
-                if limit
-                else "none",
+                "gof_p": fmt(r["gof_p"], 2),
+                "delta_inf": _law_level(r, status.get(r["model"], "not tested")),
                 "leave_out": f"{pm(r['loo_predicted'], r['loo_predicted_err'])} vs "
                 f"{pm(r['loo_measured'], r['loo_measured_err'])} (z = {fmt(r['loo_z'], 2)})"
                 if r["loo_status"] == "ok"
@@ -291,7 +304,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "delta_alg": {r["link"]: fmt(r["delta_alg"]) for r in tables["delta_alg.csv"]},
         "theory": theory_rows(tables["theory_thresholds.csv"]),
         "prediction": prediction_rows(tables["delta50_prediction.csv"]),
-        "finite_size": finite_size_rows(tables["finite_size_scaling.csv"]),
+        "finite_size": finite_size_rows(tables["finite_size_scaling.csv"], tables["finite_size_summary.csv"]),
         "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
         "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),

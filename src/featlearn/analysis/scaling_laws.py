@@ -10,12 +10,16 @@ likelihood of ``width_profile`` (F2).  The laws (ν ≥ 0, λ ≥ 0):
     (F4c) quadratic:  f = a + b t + κ t²                            κ per squared doubling, no limit
     (F4d) power:      f = a + b (1 − 2^(−νt)) / (ν ln 2)            δ∞ = a + b / (ν ln 2)
     (F4e) log:        f = a + b t / (1 + λ t)                        δ∞ = a + b / λ
+    (F4f) loglog:     f = a + b ln(1 + ρ t) / ρ                      growth ∝ ln ln d, no limit
 
 (F4d) is δ∞ − c d^(−ν) and (F4e) is δ∞ − c / ln(d/d₀) with the offset d₀ = d_ref 2^(−1/λ) ∈ (0, d_ref)
 profiled, never chosen.  Both are written so that b is the slope per doubling at d_ref and both
 reduce to the linear law (F4b) at ν = 0 or λ = 0: their δ∞ → ∞ there.  So a limit law's δ∞ is
 identified only if the data exclude that limit, which is the likelihood-ratio test of (F4b) against
-it.  For the profile of δ∞ = D the same laws read f = D − c u(t), u = 2^(−νt) or 1/(1 + λt),
+it.  (F4f) is growth without a limit that slows down, a + b' ln(ln d − ln d₁), d₁ = d_ref 2^(−1/ρ); it
+also reduces to (F4b) at ρ = 0.  It is never a limit: it checks that a limit law's fit is not growth
+that the limit laws can mimic over the range of d (docs/finite_size.md, (F9)).
+For the profile of δ∞ = D the same laws read f = D − c u(t), u = 2^(−νt) or 1/(1 + λt),
 c ∈ ℝ, and D is the parameter while (c, ν) or (c, λ) are profiled.
 
 Profile interval (F5) of a parameter ψ at level L: {ψ : 2 (ℓ̂ − max_{θ: ψ(θ)=ψ} ℓ(θ)) ≤ χ²₁(L)},
@@ -25,6 +29,7 @@ searched inside a declared range; a side that does not close there is reported a
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import optimize
 
 from featlearn.analysis.width_profile import chi2_cut, hermite, profile_interval
 
@@ -34,11 +39,12 @@ LAWS = ("constant", "linear", "quadratic", "power", "log")
 LIMIT_LAWS = ("power", "log")
 """The laws with a finite δ∞ whose approach is profiled (F4d), (F4e)."""
 
-N_PARAMS = {"constant": 1, "linear": 2, "quadratic": 3, "power": 3, "log": 3}
+N_PARAMS = {"constant": 1, "linear": 2, "quadratic": 3, "power": 3, "log": 3, "loglog": 3}
 
-SHAPE_MAX = {"power": 8.0, "log": 1e3}
-"""Largest ν and λ: 2^(−8) of a doubling's change is below every δ₅₀'s error (ν = ∞ is the constant
-law with the smallest d moved), and λ = 10³ puts d₀ within 0.07 % of d_ref (the range's end)."""
+SHAPE_MAX = {"power": 8.0, "log": 1e3, "loglog": 1e3}
+"""Largest ν, λ and ρ: 2^(−8) of a doubling's change is below every δ₅₀'s error (ν = ∞ is the constant
+law with the smallest d moved), and λ = 10³ (ρ = 10³) puts d₀ (d₁) within 0.07 % of d_ref (the range's
+end)."""
 
 SHAPE_MIN = 1e-6
 """Smallest ν or λ searched: there (F4d)/(F4e) is the linear law (F4b) to 10⁻⁶ per doubling, and a fit
@@ -51,7 +57,7 @@ LN2 = np.log(2.0)
 
 
 def shape_functions(law, t, shape):
-    """(g(t), g∞) of (F4d)/(F4e), f = a + b g(t), δ∞ = a + b g∞; ``shape`` may be an array
+    """(g(t), g∞) of (F4d)–(F4f), f = a + b g(t), δ∞ = a + b g∞ (∞ for (F4f)); ``shape`` may be an array
     broadcasting against t."""
     t, shape = np.asarray(t, dtype=float), np.asarray(shape, dtype=float)
     if law == "power":
@@ -59,6 +65,8 @@ def shape_functions(law, t, shape):
         return -np.expm1(-k * t) / k, 1 / k
     if law == "log":
         return t / (1 + shape * t), 1 / shape
+    if law == "loglog":
+        return np.log1p(shape * t) / shape, np.full_like(shape, np.inf)
     raise ValueError(f"no shape for law {law!r}")
 
 
@@ -69,7 +77,7 @@ def decay(law, t, shape):
 
 
 def law_value(law, t, params):
-    """f(t; θ) of eqs. (F4a)–(F4e), θ = (a[, b[, κ or ν or λ]])."""
+    """f(t; θ) of eqs. (F4a)–(F4f), θ = (a[, b[, κ or ν or λ or ρ]])."""
     t = np.asarray(t, dtype=float)
     if law == "constant":
         return np.full_like(t, params[0])
@@ -87,10 +95,10 @@ def at_linear_limit(shape):
 
 def delta_inf(law, params):
     """δ∞ of a fitted law: a for the constant, a + b g∞ for (F4d)/(F4e) (±∞ at the linear limit, the
-    sign of b), NaN for the linear and quadratic laws, which have no limit."""
+    sign of b), NaN for the linear, quadratic and ln ln d laws, which have no limit."""
     if law == "constant":
         return float(params[0])
-    if law in ("linear", "quadratic") or not np.isfinite(params[0]):
+    if law in ("linear", "quadratic", "loglog") or not np.isfinite(params[0]):
         return np.nan
     if at_linear_limit(params[2]):
         return float(np.sign(params[1]) * np.inf) if params[1] != 0 else float(params[0])
@@ -123,11 +131,16 @@ class JointLikelihood:
         return hermite(*self._tables, np.asarray(m, dtype=float))[0].sum(axis=-1)
 
 
-def grid_maximise(values, axes, lower, upper, rounds=12, points=7):
+def grid_maximise(values, axes, lower, upper, rounds=12, points=7, polish=False):
     """The maximum of ``values`` (a function of an array [..., P] of parameter vectors) by a grid
     search: the product of ``axes`` (uniform 1-D grids), then ``rounds`` zooms, each a grid of
     ``points`` per axis spanning ± one step around the best point (so the step shrinks by
-    (points − 1)/2 per round), clipped to [lower, upper].  Returns (x, value)."""
+    (points − 1)/2 per round), clipped to [lower, upper].  ``polish``: then Nelder–Mead from the
+    best point inside [lower, upper], kept where it is higher (the zooms stop short of the maximum
+    of a sharp likelihood, many trials per cell, which the goodness-of-fit test (F9a) would read as
+    misfit; the laws' fits and their parameters' profiles polish; the δ∞ profile's grid over the
+    curve's two ends, a well-conditioned pair, reaches the maximum without it).
+    Returns (x, value)."""
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     steps = np.array([ax[1] - ax[0] if len(ax) > 1 else 0.0 for ax in axes])
     grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1)
@@ -145,6 +158,17 @@ def grid_maximise(values, axes, lower, upper, rounds=12, points=7):
         if found.reshape(-1)[flat] >= top:
             best, top = grid.reshape(-1, len(axes))[flat], float(found.reshape(-1)[flat])
         steps = steps * 2 / (points - 1)
+    if polish:
+
+        def negative(x):
+            inside = np.all((x >= lower) & (x <= upper))
+            return -float(values(x)) if inside else np.inf
+
+        found = optimize.minimize(
+            negative, best, method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-4, "maxiter": 400}
+        )
+        if -found.fun > top:
+            best, top = found.x, float(-found.fun)
     return best, top
 
 
@@ -181,7 +205,7 @@ class Fit:
         return delta_inf(self.law, self.params) if self.status == "ok" else np.nan
 
 
-MIN_D = {"constant": 1, "linear": 2, "quadratic": 3, "power": 3, "log": 3}
+MIN_D = {"constant": 1, "linear": 2, "quadratic": 3, "power": 3, "log": 3, "loglog": 3}
 """Usable d a law needs before it is fitted."""
 
 
@@ -209,6 +233,7 @@ def fit(like, law):
             _axes(centre, scale),
             [-np.inf] * len(centre),
             [np.inf] * len(centre),
+            polish=True,
         )
         return Fit(law, tuple(float(v) for v in theta), value, n_params)
     rise = like.peaks[-1] - like.peaks[0]
@@ -220,6 +245,7 @@ def fit(like, law):
         axes,
         [-np.inf, -np.inf, log_range[0]],
         [np.inf, np.inf, log_range[1]],
+        polish=True,
     )
     shape = float(np.exp(x[2]))
     params = (float(x[0]), float(x[1] / shape_functions(law, like.t[-1], shape)[0]), shape)
@@ -317,7 +343,8 @@ def parameter_interval(like, law_fit, index, level):
         sub = design[:, others]
         axes = _axes(centre[others], scale[others])
         bound = [np.inf] * len(others)
-        return grid_maximise(lambda x: like.at(fixed + x @ sub.T), axes, [-b for b in bound], bound)[1]
+        values = lambda x: like.at(fixed + x @ sub.T)  # noqa: E731
+        return grid_maximise(values, axes, [-b for b in bound], bound, polish=True)[1]
 
     span = BOX * scale[index]
     if law == "constant":

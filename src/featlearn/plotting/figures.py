@@ -448,7 +448,7 @@ def landscape_figure(cells):
 
 
 LAW_STYLES = {
-    "constant": ("C0", ":", r"$\delta_\infty$"),
+    "constant": ("C0", ":", "constant"),
     "linear": ("k", "-", r"$a + b\,\log_2 d$"),
     "quadratic": ("0.5", "--", r"$+\ \kappa \log_2^2 d$"),
     "power": ("C2", "--", r"$\delta_\infty - c\,d^{-\nu}$"),
@@ -471,9 +471,9 @@ def _interval_text(value, low, high):
 
 def finite_size_figure(panels):
     """δ₅₀ against d (log axis) per model: the measured points with their 95 % profile intervals, each
-    law fitted by the joint likelihood (labels: the slope per doubling, δ∞'s profile interval or its
-    one-sided bound), δ_NN(∞) (dash-dot) and the paper's value (dotted), all read from the
-    finite-size tables (docs/finite_size.md).
+    law fitted by the joint likelihood (labels: the slope per doubling, the constant's level, a limit
+    law's δ∞ interval only where δ∞ is identified (F9), else the verdict), δ_NN(∞) (dash-dot) and the
+    paper's value (dotted), all read from the finite-size tables (docs/finite_size.md).
 
     ``panels``: [(model, per-d rows, law rows, summary row, curve rows, δ_NN(∞), paper value)].
     """
@@ -508,8 +508,10 @@ def finite_size_figure(panels):
                     np.nan, summary[f"{key}_low"], summary[f"{key}_high"]
                 )
                 detail += " per doubling" if law == "linear" else " per doubling²"
-            else:
+            elif law == "constant" or summary["limit_status"] == "identified":
                 detail = _interval_text(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
+            else:  # a limit law's δ∞ is printed only where the model's is identified (F9)
+                detail = f"δ∞ {summary['limit_status']}"
             label = f"{name}: {detail} (ΔAICc {row['delta_aicc']:.1f})"
             ax.plot(
                 [r["d"] for r in rows], [r["value"] for r in rows], style, color=colour, lw=1.1, label=label
