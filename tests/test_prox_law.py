@@ -88,3 +88,17 @@ def test_the_fixed_point_converges_under_refinement(activation, delta):
         out.append((fp.kappa, fp.q, margin))
     np.testing.assert_allclose(out[0][:2], out[1][:2], rtol=1e-5)
     assert abs(out[0][2] - out[1][2]) < 1e-4
+
+
+def test_the_stein_closure_differs_only_where_the_prox_jumps():
+    """Bounded link (no jump, J = 0): the derivative and Stein forms of (O11) give the same fixed
+    point; GeLU on he2 (J > 0): the Stein form's solves its own equation, E[κw/(1 + κw)] − J = 1/δ,
+    at a different κ."""
+    bump = [FixedPointSolver("gelu", "bump", closure=c).solve(10.0) for c in ("local", "stein")]
+    assert bump[0].jump_mass == 0.0 and bump[0].kappa == pytest.approx(bump[1].kappa, rel=1e-9)
+    solver = FixedPointSolver("gelu", "he2", closure="stein")
+    stein, local = solver.solve(9.0), FixedPointSolver("gelu", "he2").solve(9.0)
+    law = solver.law(stein.kappa, stein.q)
+    ratio = stein.kappa * law.w / (1 + stein.kappa * law.w)
+    assert law.weights @ ratio - law.jump_mass == pytest.approx(1 / 9.0, abs=1e-8)
+    assert stein.jump_mass > 0 and abs(stein.kappa / local.kappa - 1) > 1e-3

@@ -47,6 +47,26 @@ RESULT_RULES = {
             activations=sorted(config.get("spectral_threshold", {}).get("delta", {})),
         ),
     ),
+    "plateau_theory_table": dict(
+        what="The plateau against the fixed point per observable as d -> inf, and the plateau's own threshold (docs/outlier.md, (O19)-(O21))",
+        inputs=spectral_threshold_inputs,
+        input=dict(
+            spectral=f"{RESULTS}/tables/spectral_threshold.csv",
+            theory=f"{RESULTS}/tables/theory_thresholds.csv",
+            # the theory models the scan's activations are compared with (theory.hessian_overlay)
+            fixed_points=[
+                f"{RESULTS}/theory/fixed_point/{config['theory']['hessian_overlay'][a]}.npz"
+                for a in sorted(config.get("spectral_threshold", {}).get("delta", {}))
+                if a in config["theory"]["hessian_overlay"]
+            ],
+        ),
+        outputs=[table_output(f"{RESULTS}/tables/{name}") for name in ("plateau_vs_theory.csv", "plateau_threshold.csv")],
+        log="hessian/plateau_theory",
+        params=dict(
+            theory=canonical(config["theory"]["hessian_overlay"]),
+            activations=sorted(config.get("spectral_threshold", {}).get("delta", {})),
+        ),
+    ),
     # --- stage 2d: theory (DMFT, outlier, static fixed point) against its simulated referee ---
     "theory_tables": dict(
         what="Theory thresholds and theory-vs-simulation agreement tables",
@@ -238,6 +258,7 @@ RESULT_RULES = {
         params=dict(overlay=canonical(config["theory"]["hessian_overlay"])),
     ),
     "hessian_trajectory_figure": dict(**FIGURE, input=dict(cells=job_outputs("hessian_cell"))),
+    "plateau_theory_figure": dict(**FIGURE, input=dict(table=f"{RESULTS}/tables/plateau_vs_theory.csv")),
     "landscape_figure": dict(**FIGURE, input=dict(cells=job_outputs("landscape_cell"))),
     "sweep_escape_steps_figure": dict(
         **FIGURE,

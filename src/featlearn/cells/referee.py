@@ -48,7 +48,7 @@ def restricted_trajectory(settings, delta, seed_index, log=print):
                 s.hard_overlap2,
                 s.bulk_edge,
             )
-            semi = prob.semi_empirical_outlier(theta, (g2, w))
+            semi, _ = prob.semi_empirical_outlier(theta, (g2, w))
             spec["semi_empirical_outlier"][i], spec["semi_empirical_overlap2"][i] = (
                 semi.outlier,
                 semi.overlap2,

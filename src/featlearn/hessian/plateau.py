@@ -66,18 +66,21 @@ class RestrictedProblem:
         return outlier.empirical_weights(*self._args(theta), self.hard[:, 0])
 
     def semi_empirical_outlier(self, theta, weights=None):
-        """The outlier equations (``outlier``) fed with the state's own empirical law of (g², w).
+        """The outlier equations (``outlier``) fed with the state's own empirical law of (g², w):
+        (its ``OutlierResult``, its margin (O8)).
 
         A check of the outlier theory against the measured spectrum, not a prediction
-        (docs/outlier.md: (O3)–(O7) fed with the state's own law, "The simulated spectra").  Single
-        neuron and a single hard direction only; NaN otherwise.  ``weights``: the state's (g², w)
-        when already computed.
+        (docs/outlier.md: (O3)–(O8) fed with the state's own law, "The simulated spectra"); the
+        margin's zero in δ is the threshold of the state GD reached (docs/outlier.md, "The plateau
+        against the fixed point").  Single neuron and a single hard direction only; NaN otherwise.
+        ``weights``: the state's (g², w) when already computed.
         """
         if theta.shape[0] != 1 or self.hard.shape[1] != 1:
-            return outlier.OutlierResult(np.nan, np.nan, np.nan, False)
+            return outlier.OutlierResult(np.nan, np.nan, np.nan, False), np.nan
         g2, w = self.weights(theta) if weights is None else weights
         n, d = self.x64.shape
-        return outlier.OutlierSolver(g2, w, (d - 1) / n).solve()
+        solver = outlier.OutlierSolver(g2, w, (d - 1) / n)
+        return solver.solve(), solver.margin()
 
 
 def plateau_run(settings, delta, seed_index, log=print):
@@ -105,7 +108,7 @@ def plateau_run(settings, delta, seed_index, log=print):
 
     traj = prob.run(settings.steps, grid, checkpoint, settings.grad_tol)
     final = prob.spectrum(traj.theta, k)
-    semi = prob.semi_empirical_outlier(traj.theta)
+    semi, semi_margin = prob.semi_empirical_outlier(traj.theta)
     bulk = prob.bulk(traj.theta)
     log(
         f"seed {seed_index}: steps={traj.final_step} converged={traj.converged} "
@@ -131,6 +134,7 @@ def plateau_run(settings, delta, seed_index, log=print):
         "semi_empirical_outlier": semi.outlier,
         "semi_empirical_overlap2": semi.overlap2,
         "semi_empirical_bulk_edge": semi.bulk_edge,
+        "semi_empirical_margin": semi_margin,
     }
 
 

@@ -177,6 +177,27 @@ _DESIGN_SEARCH = {"bracket": "design.search.bracket", "points": "design.search.p
 _LEVEL = {"level": "theory.fixed_point_level"}
 
 
+def _fixed_point_deltas(config, x):
+    """A fixed-point model's δ grid: its own, and the spectral-threshold scan's δ of its activation
+    where the model is that activation's ``theory.hessian_overlay`` (the plateau is compared with
+    the fixed point there, docs/outlier.md "The plateau against the fixed point")."""
+    model = f"theory.models.{x['model']}"
+    own, activation = (
+        config["theory"]["models"][x["model"]]["delta"],
+        config["theory"]["models"][x["model"]]["activation"],
+    )
+    scan = (config.get("spectral_threshold") or {}).get("delta", {})
+    if config["theory"]["hessian_overlay"].get(activation) != x["model"] or activation not in scan:
+        return list(own), f"{model}.delta"
+    keys = (
+        f"{model}.delta",
+        f"{model}.activation",
+        f"theory.hessian_overlay.{activation}",
+        f"spectral_threshold.delta.{activation}",
+    )
+    return sorted({float(v) for v in (*own, *scan[activation])}), keys
+
+
 def _convention_rule(config, x):
     """The success rule of a convention: its own ``success``, else "final" (from no key)."""
     try:
@@ -289,7 +310,7 @@ KINDS = (
         resources.fixed_point,
         "theory.models.{model}",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
-        extra={"deltas": "theory.models.{model}.delta", **_LEVEL},
+        extra={"deltas": _fixed_point_deltas, **_LEVEL},
     ),
     Kind(
         "escape_linear_cell",

@@ -93,13 +93,17 @@ def dmft_seconds(n_paths, horizon, solves):
 FIXED_POINT_SECONDS = 2.0
 """Seconds per δ of the static fixed point at quadrature level 0 (docs/outlier.md (O17)): twice the
 ~1 s/δ measured for GeLU/he2 near its threshold.  Each level doubles the nodes on both axes and the
-hull's scan: ×6–8 measured, charged ×8."""
+hull's scan: ×6–12 measured, charged ×8."""
+
+REFINE_SOLVES = 12
+"""Fixed-point solves of the refinement study at the next level (the margin on both sides of the
+root, then Brent's method on a bracket of width 0.1: about six; charged twice)."""
 
 
 def fixed_point_mem_mb(level):
-    """The prox law's node buffers (g nodes × nodes per y, a few arrays of 8 bytes) on BASE_MB."""
-    per_axis = 100 * 2**level
-    return _mb(16 * per_axis * 10 * per_axis * 8)
+    """The prox law's node buffers at level + 1, where the refinement study runs: ~110 g nodes ×
+    ~5000 slots per y, two float64 arrays, at level 0, ×8 per level; on top of BASE_MB."""
+    return _mb(2 * 8 * 110 * 5000 * 8 ** (level + 1))
 
 
 def fixed_point_seconds(level, n_deltas):
@@ -177,7 +181,10 @@ of ratio ≤ 1.2 takes about ten; charged twice)."""
 
 def fixed_point(config, w, s):
     level, deltas = config["theory"]["fixed_point_level"], config["theory"]["models"][w.model]["delta"]
-    return fixed_point_mem_mb(level), fixed_point_seconds(level, len(deltas) + BRENT_SOLVES)
+    seconds = fixed_point_seconds(level, len(deltas) + BRENT_SOLVES) + fixed_point_seconds(
+        level + 1, REFINE_SOLVES
+    )
+    return fixed_point_mem_mb(level), seconds
 
 
 FAMILY_PROCESS_SECONDS = 30.0

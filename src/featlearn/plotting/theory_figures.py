@@ -332,3 +332,51 @@ def design_figure(rows, d, correlation):
     right.set_ylabel(r"GD $\delta_{50}$")
     fig.tight_layout()
     return fig
+
+
+PLATEAU_LABELS = {
+    "norm2": r"$\|\theta\|^2$",
+    "train_loss": "training loss",
+    "bulk_edge": "bulk edge",
+    "lambda_min": r"$\lambda_{\min}$",
+    "overlap2": r"overlap$^2$",
+}
+
+
+def plateau_vs_theory_figure(rows):
+    """Rows of ``plateau_vs_theory.csv``: per activation (a row of panels) and observable (a
+    column), the plateau's seed means ± 1.96 s.e. against 1/d for each δ, the (O19) line
+    m_∞ + b/d, and the RS fixed point's value at 1/d = 0 (star)."""
+    activations = sorted({r["activation"] for r in rows})
+    observables = list(PLATEAU_LABELS)
+    fig, axes = plt.subplots(
+        len(activations),
+        len(observables),
+        figsize=(3.0 * len(observables), 2.8 * len(activations)),
+        squeeze=False,
+    )
+    for ax_row, activation in zip(axes, activations, strict=True):
+        deltas = sorted({r["delta"] for r in rows if r["activation"] == activation})
+        for ax, observable in zip(ax_row, observables, strict=True):
+            for j, delta in enumerate(deltas):
+                r = next(
+                    r
+                    for r in rows
+                    if r["activation"] == activation and r["delta"] == delta and r["observable"] == observable
+                )
+                ds = sorted(int(k[1:-5]) for k in r if k.startswith("d") and k.endswith("_mean"))
+                x = np.array([1.0 / d for d in ds])
+                m = np.array([r[f"d{d}_mean"] for d in ds], float)
+                e = np.array([r[f"d{d}_se"] for d in ds], float)
+                color = f"C{j % 10}"
+                ax.errorbar(x, m, yerr=1.96 * e, fmt="o", ms=3, color=color, label=f"δ={delta:g}")
+                if np.isfinite(r["limit"]):
+                    grid = np.linspace(0.0, x.max(), 20)
+                    ax.plot(grid, r["limit"] + r["slope"] * grid, "--", lw=0.8, color=color)
+                ax.plot([0.0], [r["fixed_point"]], "*", ms=9, color=color, mec="k", mew=0.5)
+            ax.set(xlabel="1/d", title=f"{activation}: {PLATEAU_LABELS[observable]}")
+            ax.tick_params(labelsize=7)
+        ax_row[0].legend(fontsize=6)
+    fig.suptitle("Plateau (points, 1/d law dashed) vs RS fixed point (stars at 1/d = 0)", fontsize=9)
+    fig.tight_layout()
+    return fig

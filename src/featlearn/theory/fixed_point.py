@@ -55,9 +55,11 @@ class FixedPointSolver:
     """Solves (O11) and (O12) for one (activation, link, δ) with the law of (g, z, w) integrated
     across the prox's jumps (``prox_law``, (O15)–(O18)) at the numerical parameters ``quadrature``,
     for the catalogue loss ``loss`` (a ``featlearn.model.loss.Loss``: the square loss by default,
-    Huber's or a config loss; docs/model.md, eq. (M3a))."""
+    Huber's or a config loss; docs/model.md, eq. (M3a)).  ``closure``: (O11) in its derivative form
+    ("local", the Hessian's resolvent identity; the product's δ_NN(∞)) or its Stein form ("stein",
+    the RS energy's stationarity in q; a sensitivity check, docs/outlier.md (O18))."""
 
-    def __init__(self, activation_name, link, a=1.0, b=0.0, quadrature=None, loss=SQUARE):
+    def __init__(self, activation_name, link, a=1.0, b=0.0, quadrature=None, loss=SQUARE, closure="local"):
         lk = get_link(link)
         if lk.k != 1:
             raise ValueError(
@@ -68,6 +70,7 @@ class FixedPointSolver:
         self.a, self.b, self.loss = float(a), float(b), loss
         self.link = lk
         self.quadrature = quadrature if quadrature is not None else Quadrature()
+        self.closure = closure
         self._last = None
 
     def law(self, kappa, q):
@@ -83,14 +86,19 @@ class FixedPointSolver:
     def _mean(law, values):
         return float(law.weights @ values)
 
+    def _response(self, law, kappa):
+        """The left side of (O11): E[κw/(1 + κw)] (``closure`` "local"), or the Stein form
+        1 − E[ξz]/√q = E[κw/(1 + κw)] − J ("stein", (O18))."""
+        smooth = self._mean(law, kappa * law.w / (1.0 + kappa * law.w))
+        return smooth - law.jump_mass if self.closure == "stein" else smooth
+
     def kappa_for(self, q, delta, guess=None):
         """κ solving (O11) at fixed q (its left side increases from 0 to the mass of w > 0), bracketed
         around ``guess`` when given."""
 
         def resid(log_kappa):
             kappa = math.exp(log_kappa)
-            law = self.law(kappa, q)
-            return self._mean(law, kappa * law.w / (1.0 + kappa * law.w)) - 1.0 / delta
+            return self._response(self.law(kappa, q), kappa) - 1.0 / delta
 
         lo, hi = (-12.0, 2.0) if guess is None else (math.log(guess) - 1.0, math.log(guess) + 1.0)
         while guess is not None and resid(lo) > 0:
@@ -109,7 +117,7 @@ class FixedPointSolver:
             kappa, q = np.exp(x)
             law = self.law(kappa, q)
             return [
-                delta * self._mean(law, kappa * law.w / (1.0 + kappa * law.w)) - 1.0,
+                delta * self._response(law, kappa) - 1.0,
                 math.log(delta * self._mean(law, (law.omega - law.z) ** 2)) - x[1],
             ]
 

@@ -1,0 +1,93 @@
+"""The plateau against the fixed point (docs/outlier.md, (O19)–(O21)) on synthetic plateau cells with
+known finite-d laws, inside and outside the stated 1/d law."""
+
+import math
+
+import numpy as np
+import pytest
+
+from featlearn.analysis.plateau_theory import extrapolate, observable_rows, plateau_threshold_rows
+
+DS = (600, 1200, 2400, 4800)
+
+
+def cells(law, deltas=(9.0, 10.0), seeds=8, sd=0.01, seed=0, margin_root=None):
+    """Plateau cells whose every observable has seed mean ``law(d, δ)`` and seed s.d. ``sd``; the
+    semi-empirical margin is 0.3 (root(d) − δ) + noise where ``margin_root`` is given."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in DS:
+        for delta in deltas:
+            mean = law(d, delta)
+            value = mean + sd * rng.standard_normal(seeds)
+            cell = {
+                "d": d,
+                "delta": delta,
+                "final_norm": np.sqrt(value),
+                "final_train_loss": value,
+                "bulk_edge": value,
+                "eigenvalues": np.column_stack([value, value + 1]),
+                "overlap2": np.column_stack([value, value]),
+                "converged": np.ones(seeds, bool),
+            }
+            if margin_root is not None:
+                cell["semi_empirical_margin"] = 0.3 * (margin_root(d) - delta) + 0.01 * rng.standard_normal(
+                    seeds
+                )
+            out.append(cell)
+    return out
+
+
+def fixed_point(value, deltas=(9.0, 10.0)):
+    n = len(deltas)
+    return {
+        "delta": np.array(deltas),
+        "q": np.full(n, value),
+        "train_loss": np.full(n, value),
+        "bulk_edge": np.full(n, value),
+        "outlier": np.full(n, value),
+        "overlap2": np.full(n, value),
+    }
+
+
+def test_extrapolate_recovers_an_exact_one_over_d_law():
+    d = np.array(DS, float)
+    fit = extrapolate(d, 0.8 + 30.0 / d, np.full(d.size, 1e-3))
+    assert fit["limit"] == pytest.approx(0.8, abs=1e-12) and fit["slope"] == pytest.approx(30.0, rel=1e-9)
+    assert fit["gof_p"] == pytest.approx(1.0) and fit["n_d"] == 4
+    assert math.isnan(extrapolate(d[:1], [0.8], [1e-3])["limit"])
+
+
+def test_a_plateau_on_the_fixed_point_agrees_and_one_six_percent_above_disagrees():
+    """Truth inside the law (m_∞ + 30/d): the fixed point at m_∞ agrees on every observable; one at
+    m_∞/1.06 (the plateau 6 % above it) disagrees, with a gap interval that holds the true gap."""
+    data = cells(lambda d, delta: 0.8 + 30.0 / d)
+    same = observable_rows("gelu", data, fixed_point(0.8))
+    assert {r["verdict"] for r in same} == {"agrees"}
+    lower = observable_rows("gelu", data, fixed_point(0.8 / 1.06))
+    assert {r["verdict"] for r in lower} == {"disagrees"}
+    true_gap = 0.8 - 0.8 / 1.06
+    assert all(r["gap_low"] <= true_gap <= r["gap_high"] for r in lower)
+
+
+def test_a_truth_outside_the_law_is_not_judged():
+    """m_d = m_∞ + 3/√d: with 4 d and small errors the 1/d law is rejected, and no verdict is given."""
+    data = cells(lambda d, delta: 0.8 + 3.0 / math.sqrt(d), sd=0.002)
+    rows = observable_rows("gelu", data, fixed_point(0.8))
+    assert {r["verdict"] for r in rows} == {"undetermined (law rejected)"}
+
+
+def test_the_plateau_threshold_extrapolates_the_margin_zero():
+    """The semi-empirical margin's zero at δ_c(d) = 9 + 600/d: per d within its interval, and the
+    d → ∞ limit's interval holds 9; δ_spec given per d is set against that limit."""
+    data = cells(
+        lambda d, delta: 0.8, deltas=(8.5, 9.0, 9.5, 10.0, 10.5), margin_root=lambda d: 9.0 + 600.0 / d
+    )
+    spec = {d: (9.3, 9.1, 9.5) for d in DS}
+    rows = plateau_threshold_rows("gelu", data, 9.13, spec)
+    assert [r["d"] for r in rows] == [*(str(d) for d in DS), "inf"]
+    for r, d in zip(rows, DS, strict=False):
+        assert r["delta_nn_gd_low"] <= 9.0 + 600.0 / d <= r["delta_nn_gd_high"]
+    limit = rows[-1]
+    assert limit["delta_nn_gd_low"] <= 9.0 <= limit["delta_nn_gd_high"] and limit["delta_nn_rs"] == 9.13
+    assert rows[0]["spec_minus_gd_inf"] == pytest.approx(9.3 - limit["delta_nn_gd"])
