@@ -499,8 +499,11 @@ def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
 
 def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
     """(F13): on a log law whose limit is δ_NN(∞) = 10, the separations grow with every doubling
-    added; the price is called with exactly the design's new cells; the cheapest deciding design is
-    chosen by its price."""
+    added; the price is called with exactly the design's new cells and the memory with each of them
+    (the largest reported); a design decides only with 80 % power (σ ≥ 2.84, not the Asimov 2) under
+    both readings and every width exponent given, and wider transitions (smaller μ) have less power:
+    with a constant width no design decides; at μ = 0.25 the cheapest deciding design is chosen by its
+    price."""
     cells = simulate(60, seed=5, n_delta=6)
     ds = sorted(cells)
     like = fs.joint_likelihood(cells, ds)
@@ -511,7 +514,11 @@ def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
         priced.append(listed)
         return float(sum(d * trials for d, _, trials in listed))
 
-    rows = fs.decision_designs(cells, ds, like, law_fits, 10.0, power_width, price)
+    widths = {
+        "mu_hat": (0.25, power_width),
+        "mu_low": (0.0, lambda d: power_width(4000)),  # a constant width from the largest d on
+    }
+    rows = fs.decision_designs(cells, ds, like, law_fits, 10.0, widths, price, memory=lambda d, x: d / 1000)
     assert len(rows) == fs.DECIDE_DOUBLINGS * len(fs.DECIDE_TRIALS) == len(priced)
     for trials in fs.DECIDE_TRIALS:
         growth = [r["sigma_growth"] for r in rows if r["trials"] == trials]
@@ -519,10 +526,19 @@ def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
     first = rows[0]
     assert first["d_new"] == "8000" and first["cells"] == 5 and len(priced[0]) == 5
     assert {d for d, _, _ in priced[0]} == {8000} and first["core_hours"] == 5 * 8000 * first["trials"]
+    assert rows[-1]["mem_mb"] == 4000 * 2**fs.DECIDE_DOUBLINGS / 1000 and np.isnan(rows[0]["power_mu_high"])
+    for r in rows:
+        assert r["power"] == min(r["power_mu_hat"], r["power_mu_low"]) <= r["power_mu_hat"]
+        assert r["power_mu_low"] <= r["power_mu_hat"] + 1e-9  # wider transitions: less power
+        assert r["decides"] == (r["power"] >= 0.8)
+        assert fs.power(min(r["sigma_limit"], r["sigma_growth"])) >= r["power"] - 1e-12
+    assert fs.power(2.0) == pytest.approx(0.5) and fs.power(2.0 + 0.8416) == pytest.approx(0.8, abs=1e-4)
+    assert fs.cheapest_decision(rows) is None  # a constant width decides nowhere up to d = 256 000
+    rows = fs.decision_designs(cells, ds, like, law_fits, 10.0, {"mu_hat": widths["mu_hat"]}, price)
     best = fs.cheapest_decision(rows)
     deciding = [r for r in rows if r["decides"]]
     assert best is not None and best["core_hours"] == min(r["core_hours"] for r in deciding)
-    assert fs.decision_designs(cells, ds, like, law_fits, np.nan, power_width) == []  # no theory value
+    assert fs.decision_designs(cells, ds, like, law_fits, np.nan, widths) == []  # no theory value
 
 
 def test_sweep_core_hours_prices_each_cell_at_its_grown_budget():

@@ -286,10 +286,15 @@ def test_finite_size_numbers_write_open_sides_and_what_would_decide():
     assert mn._interval(4.12, 3.59, 4.31) == "4.12 [3.59, 4.31]"
     assert mn._interval(math.inf, 3.81, math.nan) == "∞ [3.81, ∞]"  # a limit law at its no-limit end
     assert mn._interval(math.nan, math.nan, math.nan) == "—"
-    row = {"decide_core_hours": 38867.7, "decide_d_max": 32000.0, "decide_trials": 30.0}
-    assert "d up to 32000 with 30 trials per cell: 38868 core-hours" in mn.decide_text(row)
-    none = {"decide_core_hours": math.nan, "decide_searched_d_max": 256000.0}
-    assert mn.decide_text(none).startswith("no design up to d = 256000")
+    row = {"decide_core_hours": 129600.0, "decide_d_max": 32000.0, "decide_trials": 100.0}
+    row |= {"decide_mem_mb": 148000.0, "width_exponent_low": 0.125, "width_exponent_high": 0.57}
+    text = mn.decide_text(row)
+    assert "80 % power at every width exponent μ in [0.12, 0.57]" in text
+    assert "d up to 32000 with 100 trials per cell: 129600 core-hours and 148 GB per job" in text
+    none = {"decide_core_hours": math.nan, "decide_searched_d_max": 256000.0, "decide_best_power": 0.61}
+    assert mn.decide_text(none).startswith(
+        "no design up to d = 256000"
+    ) and "best reaches 61 %" in mn.decide_text(none)
     assert mn.decide_text({"decide_core_hours": math.nan, "decide_searched_d_max": math.nan}) == ""
 
 

@@ -257,11 +257,13 @@ def finite_size_grids():
 
 def finite_size_pricing():
     """Per finite-size model, what prices new cells of its sweep (``resources.sweep_core_hours``):
-    the sweep's dtype, step budget and width, and ``budget_scale_d``."""
+    the sweep's dtype, step budget and width, and ``budget_scale_d``; and its test samples, for the
+    memory per job (``resources.gd_cell_mem_mb``)."""
     out = {}
     for model, spec in config["finite_size"]["models"].items():
         s = typed.SWEEP.build(config, sweep=spec["sweep"])
         out[model] = {"dtype": s.dtype, "steps": s.steps, "m": s.m, "budget_scale_d": config["budget_scale_d"]}
+        out[model]["n_test"] = s.n_test
     return canonical(out)
 
 

@@ -5,7 +5,7 @@ from featlearn.analysis.finite_size import finite_size_analysis
 from featlearn.io.job import logger
 from featlearn.io.results import read_csv, write_csv
 from featlearn.model.seeds import identity_entropy
-from featlearn.pipeline.resources import sweep_core_hours
+from featlearn.pipeline.resources import gd_cell_mem_mb, sweep_core_hours
 from featlearn.plotting import figures
 
 sm = snakemake  # noqa: F821
@@ -19,6 +19,8 @@ for i, (model, spec) in enumerate(models.items()):
     rows = read_csv(sm.input[f"cells_{model}"])
     log(f"model {model} ({i + 1}/{len(models)}): {len(rows)} cells, {sm.params.bootstrap} replicates")
     delta_nn = float(theory[spec["theory"]]["delta_nn_long_time"]) if "theory" in spec else math.nan
+    pricing = dict(sm.params.pricing[model])
+    n_test = pricing.pop("n_test")
     out = finite_size_analysis(
         rows,
         model,
@@ -28,7 +30,8 @@ for i, (model, spec) in enumerate(models.items()):
         range_factor=sm.params.limit_range,
         min_points=sm.params.min_d,
         delta_nn=delta_nn,
-        price=partial(sweep_core_hours, **sm.params.pricing[model]),
+        price=partial(sweep_core_hours, **pricing),
+        memory=partial(gd_cell_mem_mb, n_test=n_test, dtype=pricing["dtype"]),
     )
     paper = float(sm.params.paper[spec["paper"]]) if "paper" in spec else math.nan
     context = {"sweep": spec["sweep"], "delta_nn_long_time": delta_nn, "paper": paper}

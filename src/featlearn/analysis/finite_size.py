@@ -286,7 +286,12 @@ DECIDE_OFFSETS = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
 """Cells of a design's new d: its centre ± these multiples of its spread (F13)."""
 
 DECIDE_SIGMA = 2.0
-"""The separation a design must reach under both readings."""
+"""The test of one reading against the other: reject at √LR ≥ 2 (one-sided, about 2.3 %)."""
+
+DECIDE_POWER = 0.8
+"""The power a deciding design must have under each reading: with √LR ≈ N(σ, 1) for expected
+separation σ, P(√LR ≥ DECIDE_SIGMA) = Φ(σ − DECIDE_SIGMA) ≥ 0.8, so σ ≥ 2 + z₀.₈ = 2.84 (σ = 2, the
+Asimov median, is 50 % power)."""
 
 
 def readings(like, law_fits, delta_nn):
@@ -332,42 +337,60 @@ def separations(cells, ds, limit, growth, delta_nn, new):
     return out
 
 
-def decision_designs(cells, ds, like, law_fits, delta_nn, width, price=None):
+def power(sigma):
+    """(F13a): the probability that √LR ≥ ``DECIDE_SIGMA`` when its expected value is ``sigma``."""
+    return float(stats.norm.cdf(sigma - DECIDE_SIGMA))
+
+
+def decision_designs(cells, ds, like, law_fits, delta_nn, widths, price=None, memory=None):
     """(F13) Per design (the next 1…``DECIDE_DOUBLINGS`` doublings of d_max, ``DECIDE_TRIALS`` per
-    cell, five cells per new d around the two readings' crossings, ``width(d)`` the transition's
-    width there): the new d, the separations under each reading, whether both reach
-    ``DECIDE_SIGMA``, and ``price([(d, δ, trials)])`` of the new cells (core-hours; NaN without)."""
+    cell, five cells per new d around the two readings' crossings): the new d, the separations under
+    each reading and their power (F13a) for each width law of ``widths`` (``design_widths``: the
+    width exponent's estimate and the ends of its interval; the cells are placed with the first), the
+    smallest power over readings and widths, whether it reaches ``DECIDE_POWER``, ``price([(d, δ,
+    trials)])`` of the new cells (core-hours) and ``memory`` of the largest new cell (MB per job;
+    NaN without)."""
     if not np.isfinite(delta_nn) or "linear" not in law_fits or len(ds) < 2:
         return []
     limit, growth = readings(like, law_fits, delta_nn)
+    placing = widths["mu_hat"][1]
     rows = []
     for doublings in range(1, DECIDE_DOUBLINGS + 1):
         new_d = [int(ds[-1]) * 2**j for j in range(1, doublings + 1)]
         for trials in DECIDE_TRIALS:
-            new = {}
+            grids = {}
             for d in new_d:
                 centre = 0.5 * (limit(d) + growth(d))
-                spread = max(width(d), 0.5 * abs(limit(d) - growth(d)))
-                new[d] = (np.round(centre + spread * DECIDE_OFFSETS, 3), trials, width(d))
-            sigma_limit, sigma_growth = separations(cells, ds, limit, growth, delta_nn, new)
-            listed = [(d, float(x), trials) for d, (delta, _, _) in new.items() for x in delta]
-            rows.append(
-                {
-                    "d_new": ",".join(str(d) for d in new_d),
-                    "d_max": new_d[-1],
-                    "trials": trials,
-                    "cells": len(listed),
-                    "sigma_limit": sigma_limit,
-                    "sigma_growth": sigma_growth,
-                    "decides": bool(min(sigma_limit, sigma_growth) >= DECIDE_SIGMA),
-                    "core_hours": price(listed) if price else np.nan,
-                }
-            )
+                spread = max(placing(d), 0.5 * abs(limit(d) - growth(d)))
+                grids[d] = np.round(centre + spread * DECIDE_OFFSETS, 3)
+            row = {"d_new": ",".join(str(d) for d in new_d), "d_max": new_d[-1], "trials": trials}
+            powers = []
+            for label in WIDTH_LABELS:
+                mu, width = widths.get(label, (np.nan, None))
+                row |= {label: mu, f"power_{label}": np.nan}
+                if width is None:
+                    continue
+                new = {d: (delta, trials, width(d)) for d, delta in grids.items()}
+                sigmas = separations(cells, ds, limit, growth, delta_nn, new)
+                powers += [power(x) for x in sigmas]
+                row[f"power_{label}"] = min(power(x) for x in sigmas)
+                if label == "mu_hat":
+                    row |= {"sigma_limit": sigmas[0], "sigma_growth": sigmas[1]}
+            listed = [(d, float(x), trials) for d, delta in grids.items() for x in delta]
+            row |= {
+                "cells": len(listed),
+                "power": min(powers),
+                "decides": bool(min(powers) >= DECIDE_POWER),
+                "core_hours": price(listed) if price else np.nan,
+                "mem_mb": max(memory(d, x) for d, x, _ in listed) if memory else np.nan,
+            }
+            rows.append(row)
     return rows
 
 
 def cheapest_decision(rows):
-    """The deciding design with the fewest core-hours (then the smallest d_max and trials); None."""
+    """The design that decides at ``DECIDE_POWER`` under every width with the fewest core-hours (then
+    the smallest d_max and trials); None."""
     deciding = [r for r in rows if r["decides"]]
     return min(deciding, key=lambda r: (r["core_hours"], r["d_max"], r["trials"])) if deciding else None
 
@@ -457,6 +480,7 @@ def finite_size_analysis(
     min_points=4,
     delta_nn=np.nan,
     price=None,
+    memory=None,
     diagnostics=True,
 ):
     """The finite-size analysis of one model's cells (rows with d, delta, successes, trials
@@ -470,8 +494,10 @@ def finite_size_analysis(
         goodness of fit of each law (F9a), and the bootstrap under the two readings (F10);
       "curves": each fitted law on a grid of d (the figure's lines);
       "decide": (F13) per design, the separations of "δ∞ = ``delta_nn``" and "growth ∝ log d" it
-        would reach and its price (``price``: [(d, δ, trials)] → core-hours); the summary names the
-        cheapest design that separates both at 2σ;
+        would reach, their power (F13a) at the width exponent's estimate and the ends of its interval,
+        its price (``price``: [(d, δ, trials)] → core-hours) and the memory of its largest job
+        (``memory``: (d, δ) → MB); the summary names the cheapest design that separates both with
+        80 % power at every width exponent in the interval;
       "collapse", "collapse_quality": (F11) with the measured widths and with the width law.
 
     ``diagnostics=False`` leaves out the width law (F7), what would decide (F13) and the collapse
@@ -532,15 +558,19 @@ def finite_size_analysis(
     width_law = (lambda d: width.width(d, like.d_ref)) if np.isfinite(width.mu) else None
     typical = float(np.median([fits[d].scale for d in ds]))
     decide = []  # two readings need the d that a limit needs (F9), else they are barely constrained
-    width_at = width_law or (lambda d: typical)
     if len(ds) >= min_points:
-        decide = decision_designs(cells, ds, like, law_fits, delta_nn, width_at, price)
+        decide = decision_designs(
+            cells, ds, like, law_fits, delta_nn, design_widths(width, like, typical), price, memory
+        )
     best_design = cheapest_decision(decide)
     summary |= {
         "decide_d_max": best_design["d_max"] if best_design else np.nan,
         "decide_trials": best_design["trials"] if best_design else np.nan,
         "decide_core_hours": best_design["core_hours"] if best_design else np.nan,
+        "decide_mem_mb": best_design["mem_mb"] if best_design else np.nan,
+        "decide_power": best_design["power"] if best_design else np.nan,
         "decide_searched_d_max": max((r["d_max"] for r in decide), default=np.nan),
+        "decide_best_power": max((r["power"] for r in decide), default=np.nan),
     }
     points = collapse_points(cells, fits, width_law)
     quality = [{"model": model, **q} for q in collapse_quality(points, width if width_law else None)]
@@ -553,6 +583,24 @@ def finite_size_analysis(
         "collapse": [{"model": model, **p} for p in points],
         "collapse_quality": quality,
     }
+
+
+WIDTH_LABELS = ("mu_hat", "mu_low", "mu_high")
+
+
+def design_widths(width, like, typical):
+    """{label: (μ, w(d))} for (F13): the width law (F7) at its estimate μ̂ ("mu_hat") and, anchored at
+    the largest d, at the ends of μ's profile interval ("mu_low", "mu_high"; an open end left out);
+    a constant width, the median measured one, where (F7) has no estimate."""
+    if not np.isfinite(width.mu):
+        return {"mu_hat": (0.0, lambda d: typical)}
+    anchor = like.ds[-1]
+    at_anchor = float(width.width(anchor, like.d_ref))
+    out = {"mu_hat": (width.mu, lambda d: width.width(d, like.d_ref))}
+    for label, mu in (("mu_low", width.mu_low), ("mu_high", width.mu_high)):
+        if np.isfinite(mu):
+            out[label] = (mu, lambda d, mu=mu: at_anchor * (np.asarray(d, dtype=float) / anchor) ** (-mu))
+    return out
 
 
 def _determined(like, law_fits, level):

@@ -192,18 +192,28 @@ def finite_size_summary_rows(rows):
 
 
 def decide_text(row):
-    """What separating "δ∞ = δ_NN(∞)" from "growth ∝ log d" would take (docs/finite_size.md, (F13)),
-    from a finite_size_summary.csv row; "" for a model without δ_NN(∞)."""
-    readings = "δ∞ = δ_NN(∞) from growth ∝ log d at 2σ"
+    """What separating "δ∞ = δ_NN(∞)" from "growth ∝ log d" would take (docs/finite_size.md, (F13),
+    (F13a)), from a finite_size_summary.csv row: the cheapest design with 80 % power under both
+    readings at every width exponent in μ's interval, its core-hours and memory per job, or the
+    largest d searched and the best power found; "" for a model without δ_NN(∞)."""
+    readings = "δ∞ = δ_NN(∞) from growth ∝ log d with 80 % power"
+    mus = (row.get("width_exponent_low", math.nan), row.get("width_exponent_high", math.nan))
+    if all(math.isfinite(mu) for mu in mus):
+        readings += f" at every width exponent μ in [{fmt(mus[0], 2)}, {fmt(mus[1], 2)}]"
     if math.isfinite(row.get("decide_core_hours", math.nan)):
         d_max, trials = int(row["decide_d_max"]), int(row["decide_trials"])
         cost = fmt(row["decide_core_hours"])
+        memory = fmt(row.get("decide_mem_mb", math.nan) / 1000)
         return (
             f"separating {readings} would take d up to {d_max} with {trials} trials per cell: "
-            f"{cost} core-hours (the cost model's upper bound)"
+            f"{cost} core-hours and {memory} GB per job (the cost model's upper bounds)"
         )
     if math.isfinite(row.get("decide_searched_d_max", math.nan)):
-        return f"no design up to d = {int(row['decide_searched_d_max'])} separates {readings}"
+        best = fmt(100 * row.get("decide_best_power", math.nan), 2)
+        return (
+            f"no design up to d = {int(row['decide_searched_d_max'])} separates {readings} "
+            f"(the best reaches {best} %)"
+        )
     return ""
 
 
