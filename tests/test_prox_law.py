@@ -102,3 +102,16 @@ def test_the_stein_closure_differs_only_where_the_prox_jumps():
     ratio = stein.kappa * law.w / (1 + stein.kappa * law.w)
     assert law.weights @ ratio - law.jump_mass == pytest.approx(1 / 9.0, abs=1e-8)
     assert stein.jump_mass > 0 and abs(stein.kappa / local.kappa - 1) > 1e-3
+
+
+@pytest.mark.parametrize("activation", ["quad", "gelu"])
+def test_the_jump_mass_closes_gaussian_integration_by_parts(activation):
+    """(O18): E[ωz]/q = E[1/(1 + κw)] + J, Stein's identity with the prox's jumps counted; the
+    smooth part alone misses J (> 0 where the prox jumps)."""
+    link = get_link("he2")
+    kappa, q = (0.3, 0.5) if activation == "quad" else (0.5, 0.8)
+    law = prox_law.prox_law(activation_code(activation), 1.0, 0.0, link.h, True, kappa, q, SQUARE, BASE)
+    stein = law.weights @ (law.omega * law.z) / q
+    smooth = law.weights @ (1 / (1 + kappa * law.w))
+    assert law.jump_mass > 1e-3
+    assert stein == pytest.approx(smooth + law.jump_mass, abs=2e-6)  # level 0: ~1e-6
