@@ -487,7 +487,8 @@ def finite_size_analysis(
     [, diverged, censored]).  Returns row lists (for ``featlearn.io.results.write_csv``):
 
       "per_d": per d, δ₅₀ with s.e. and profile interval, the width, status and censored trials;
-      "laws": per law (F4)–(F8) (``law_rows``);
+      "laws": per law (F4)–(F8) (``law_rows``; a limit law's δ∞ and interval NaN unless δ∞ is
+        identified (F9): the summary carries the bound);
       "summary": one row: the d used, slope per doubling, curvature, width exponent (each with its
         profile interval), the likelihood-ratio p-values of a constant and of no limit, the AICc
         choice, δ∞'s verdict (F9) with its interval or bound and the check that decided it, the
@@ -538,6 +539,10 @@ def finite_size_analysis(
     }
     status, low, high, check = limit_verdict(intervals, law_fits | checks, like, len(ds), min_points)
     summary |= {"limit_status": status, "delta_inf_low": low, "delta_inf_high": high, "limit_check": check}
+    if status != "identified":  # a limit law's own δ∞ is reported only where the verdict names one
+        for row in laws:
+            if row["law"] in sl.LIMIT_LAWS:
+                row |= {"delta_inf": np.nan, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
     summary |= {f"gof_p_{law}": goodness_of_fit_p(like, f) for law, f in (law_fits | checks).items()}
     if len(ds) >= min_points and np.isfinite(delta_nn) and "linear" in law_fits:
         limit, growth = readings(like, law_fits, delta_nn)
