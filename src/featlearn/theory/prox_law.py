@@ -491,8 +491,9 @@ def _stretch_counts(code, a, b, ys, kappa, sqrt_q, loss, cutoff, scan):
 def cusps(code, a, b, link_h, kappa, q, loss, quadrature, lo, hi):
     """The g in (lo, hi) where the count of non-convex stretches of Φ on the window changes: a
     stretch born or gone (a cusp of the prox, a jump of zero size), or one crossing the window's
-    end.  There the integrals over ω are singular in g.  Counts on a scan of 4·g_panels·g_nodes
-    points, each change located by bisection to 1e−12.  Returns (breaks, born): ``born`` when some
+    end.  There the integrals over ω are singular in g.  Counts on a scan of g_panels·g_nodes + 1
+    points (a stretch living between two of them is missed: the refinement study doubles them),
+    each change located by bisection to 1e−11.  Returns (breaks, born): ``born`` when some
     break is a birth (the local minimum of Φ″ there is 0 within 1e−8), where the infimum of
     Φ″ = 1 + κw over the contact sets is 0 (O18a)."""
 
@@ -500,14 +501,14 @@ def cusps(code, a, b, link_h, kappa, q, loss, quadrature, lo, hi):
         y = float(link_h(np.array([[g]]))[0])
         return _stretches(code, a, b, y, kappa, math.sqrt(q), loss, quadrature.cutoff, quadrature.scan)
 
-    grid = np.linspace(lo, hi, 4 * quadrature.g_panels * quadrature.g_nodes + 1)
+    grid = np.linspace(lo, hi, quadrature.g_panels * quadrature.g_nodes + 1)
     ys = np.ascontiguousarray(link_h(grid[:, None]).ravel(), dtype=float)
     counts = _stretch_counts(code, a, b, ys, kappa, math.sqrt(q), loss, quadrature.cutoff, quadrature.scan)
     breaks, born = [], False
     for left, right, c_left, c_right in zip(grid[:-1], grid[1:], counts[:-1], counts[1:], strict=True):
         if c_left == c_right:
             continue
-        while right - left > 1e-12 * (1.0 + abs(left)):
+        while right - left > 1e-11 * (1.0 + abs(left)):
             mid = 0.5 * (left + right)
             if stretches(mid)[0] == c_left:
                 left = mid
