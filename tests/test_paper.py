@@ -332,3 +332,24 @@ def test_law_rows_print_a_limit_only_where_it_is_identified():
         out = mn.finite_size_rows(rows, [{"model": "quad", "limit_status": status}])
         assert out[0]["delta_inf"] == "constant 6.5 [6.27, 6.74]"
         assert out[1]["delta_inf"] == expected
+
+
+def test_the_theory_threshold_claim_names_the_rs_number_its_error_and_state():
+    """Claim 4 reads δ_NN^RS(∞) with its numerical error (which widens the agreement) and says which
+    state it describes."""
+    row = {
+        "model": "gelu",
+        "delta_nn_long_time": 9.127,
+        "long_time_numerical_error": 2e-6,
+        "long_time_state": "marginal",
+    }
+    got = claims.claim_theory_threshold(
+        _results(**{"theory_thresholds.csv": [row]}), {"theory_threshold": 0.5}, {"gelu": 6.0}
+    )
+    assert got["verdict"] == claims.NOT_REPRODUCED
+    assert "δ_NN^RS(∞) = 9.127 ± 2e-06" in got["measured"] and "RS state marginal" in got["measured"]
+    wide = _results(**{"theory_thresholds.csv": [row | {"long_time_numerical_error": 2.0}]})
+    assert (
+        claims.claim_theory_threshold(wide, {"theory_threshold": 0.5}, {"gelu": 6.0})["verdict"]
+        == claims.REPRODUCED
+    )

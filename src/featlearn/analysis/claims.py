@@ -417,9 +417,13 @@ def claim_theory_threshold(results, tol, paper):
         if model not in rows:
             parts.append(None)
             continue
-        value = rows[model]["delta_nn_long_time"]
-        parts.append(agrees(value, None, target, tol["theory_threshold"]))
-        text.append(f"{model}: δ_NN(∞) = {_fmt(value)} (paper {target:g})")
+        row = rows[model]
+        value, error = row["delta_nn_long_time"], row["long_time_numerical_error"]
+        parts.append(agrees(value, error, target, tol["theory_threshold"]))
+        text.append(
+            f"{model}: δ_NN^RS(∞) = {_fmt(value, 5)} ± {_fmt(error, 1)} (numerical; RS state "
+            f"{row['long_time_state']}) (paper {target:g})"
+        )
     gd = [f"{m}: {finite_size_text(row)}" for m, row in _finite_size(results).items()]
     if gd:
         text.append("GD's threshold, " + "; ".join(gd))
@@ -446,7 +450,7 @@ def claim_limit(results, tol):
         limit = row["delta_nn_long_time"]
         if not math.isfinite(limit):
             continue
-        text.append(f"{model}: {finite_size_text(row)} vs δ_NN(∞) = {_fmt(limit)}")
+        text.append(f"{model}: {finite_size_text(row)} vs δ_NN^RS(∞) = {_fmt(limit)}")
         low, high = row["delta_inf_low"], row["delta_inf_high"]
         gap = max(
             low - limit if math.isfinite(low) else 0.0, limit - high if math.isfinite(high) else 0.0, 0.0
