@@ -192,8 +192,10 @@ def main(argv=None):
     parser.add_argument("mode", choices=("tiny", "synthetic"))
     parser.add_argument("--configfile", type=Path, default=PAPER, help="the synthetic DAG's config")
     parser.add_argument("--keep", type=Path, help="build here (an empty folder) and keep it")
-    parser.add_argument("snakemake_args", nargs="*", help="after --: more Snakemake arguments")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.snakemake_args = argv[cut + 1 :]  # more Snakemake arguments, after --
     with tempfile.TemporaryDirectory() as tmp:
         dry = measured(prepared(Path(tmp) / "dry", args.mode, args.configfile), ["-n"])
         print(line("dry run", dry), flush=True)

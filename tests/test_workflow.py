@@ -528,13 +528,22 @@ def downstream(rows, outputs):
     ["theory/dmft.py", "model/loss.py", "analysis/criteria.py", "plotting/theory_figures.py", "gd/trials.py"],
 )
 def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, script_imports, tmp_path, module):
-    """The rules with the module among their inputs are those whose script imports it (at run
-    time, checked independently), and the edit schedules exactly them and what reads their outputs."""
+    """The edit rewrites the code stamps of exactly the scripts whose derived code holds the module;
+    the rules with one of those stamps among their inputs are those whose script imports it (at
+    run time, checked independently), and the edit schedules exactly them and what reads their
+    outputs."""
+    from featlearn.pipeline.deps import module_closure
+
     work = tmp_path / "copy"
     shutil.copytree(tiny_run, work, symlinks=True)
     with open(work / "src" / "featlearn" / module, "a") as fh:
         fh.write("\n# an edit\n")
     path = f"src/featlearn/{module}"
+    before = {p: p.read_text() for p in (work / "results" / ".code").glob("*.sha256")}
+    scripts = {p: work / "workflow" / "scripts" / f"{p.stem}.py" for p in before}
+    edited = (work / path).resolve()
+    reaching = {p for p, s in scripts.items() if edited in module_closure(s, work / "src" / "featlearn")}
+    stamps = {p.relative_to(work).as_posix() for p in reaching}
     importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
     # the kernel warm-up of a rule that runs kernels imports what that rule's script imports
     warmed = {
@@ -549,9 +558,10 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
         importers.add("numba_cache")
     assert importers  # every listed module is imported somewhere
     rows = detailed_summary(work)
+    assert {p for p, text in before.items() if p.read_text() != text} == reaching
     importers &= {rule for _, rule, _, _ in rows}  # rules of overlays (conventions) are not in this DAG
-    assert {rule for _, rule, inputs, _ in rows if path in inputs} == importers
-    direct = {out for out, rule, inputs, _ in rows if path in inputs}
+    assert {rule for _, rule, inputs, _ in rows if inputs & stamps} == importers
+    direct = {out for out, rule, inputs, _ in rows if inputs & stamps}
     expected = {rule for out, rule, _, _ in rows if out in downstream(rows, direct)}
     assert {rule for _, rule, _, plan in rows if plan == "update pending"} == expected
 
@@ -616,6 +626,32 @@ def benchmark(path):
     header, row = path.read_text().splitlines()[:2]
     values = dict(zip(header.split("\t"), row.split("\t"), strict=True))
     return float(values["s"]), float(values["max_rss"])
+
+
+USAGE_SCRIPT = """
+import types
+from featlearn.io.job import logger
+
+snakemake = types.SimpleNamespace(log=types.SimpleNamespace(usage={usage!r}))  # as Snakemake's preamble
+logger({log!r})("started")
+"""
+
+
+def test_a_job_writes_its_usage_record_in_snakemakes_benchmark_format(tmp_path):
+    """A script whose rule declares a ``usage`` log writes there, at exit, one row under Snakemake's
+    benchmark header, which the readers of benchmark files take (``featlearn.plan``): its peak memory
+    is the interpreter's (tens of MB), its CPU time at most its wall time (one thread)."""
+    from snakemake.benchmark import BenchmarkRecord
+
+    from featlearn.plan import measured_seconds
+
+    usage, log = tmp_path / "usage.tsv", tmp_path / "job.log"
+    subprocess.run(["python", "-c", USAGE_SCRIPT.format(usage=str(usage), log=str(log))], check=True)
+    header, row = (line.split("\t") for line in usage.read_text().splitlines())
+    assert header == BenchmarkRecord.get_header()
+    values = dict(zip(header, row, strict=True))
+    assert 5 < float(values["max_rss"]) < 500 and float(values["cpu_time"]) <= float(values["s"]) + 0.05
+    assert measured_seconds(usage) == float(values["s"]) > 0 and "started" in log.read_text()
 
 
 def test_requested_resources_cover_what_the_tiny_jobs_used(tiny_run):

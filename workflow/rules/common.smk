@@ -1,6 +1,7 @@
 # Helpers shared by the rules: config validation and checks, typed settings, derived code
 # dependencies, resources and the target list.  Every path is relative to the working directory,
 # so a copied or moved checkout with its results/ is up to date.
+import functools
 import os
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from featlearn.pipeline import checks, kernels, manifest
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
-from featlearn.pipeline.deps import module_closure, module_names
+from featlearn.pipeline.deps import code_stamp, module_names
 
 
 def memory_limit():
@@ -36,23 +37,25 @@ except checks.ConfigError as error:
 RESULTS = "results"
 NUMBA_CACHE = f"{RESULTS}/.numba_cache"
 KERNELS = f"{RESULTS}/.kernels"
+CODE = f"{RESULTS}/.code"
 ENV = "../../envs/featlearn.yaml"
 ROOT = Path(workflow.basedir)
 FIGURES = manifest.figures(config)
 
 
+@functools.cache
 def code(script):
-    """The featlearn modules ``workflow/scripts/<script>`` runs, transitively (derived from its
-    imports by ``featlearn.pipeline.deps``), relative to the working directory: editing any of
-    them reruns the rule."""
-    files = module_closure(ROOT / "workflow" / "scripts" / script, ROOT / "src" / "featlearn")
-    return [os.path.relpath(f) for f in files]
+    """The code stamp of ``workflow/scripts/<script>`` (``results/.code/<stem>.sha256``): the SHA-256
+    of the featlearn modules it runs, transitively (derived from its imports by
+    ``featlearn.pipeline.deps``), rewritten when parsing the workflow finds it changed, so editing
+    any of them reruns the rule; one input in place of every module."""
+    return str(code_stamp(ROOT / "workflow" / "scripts" / script, ROOT / "src" / "featlearn", CODE))
 
 
 def warmed_code(script):
     """The code inputs of a numba cache: the warm-up and its consumer ``<script>.py`` import the same
     modules, so editing one reruns both."""
-    return sorted(set(code("warm_numba.py")) | set(code(f"{script}.py")))
+    return [code("warm_numba.py"), code(f"{script}.py")]
 
 
 def kernel_tag_constraint():

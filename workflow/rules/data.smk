@@ -1,4 +1,5 @@
 # Stage 1: shared datasets, the kernels of the config activations and losses and the numba kernel cache.
+# Each job writes its own benchmark record, the log named `usage` (featlearn.io.usage).
 
 
 rule model_kernel:
@@ -11,8 +12,7 @@ rule model_kernel:
         f"{KERNELS}/{{tag}}.py",
     log:
         f"{RESULTS}/logs/model_kernel/{{tag}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/model_kernel/{{tag}}.tsv"
+        usage=f"{RESULTS}/benchmarks/model_kernel/{{tag}}.tsv",
     wildcard_constraints:
         tag=kernel_tag_constraint(),
     params:
@@ -33,8 +33,7 @@ rule numba_cache:
         ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
     log:
         f"{RESULTS}/logs/numba_cache/{{script}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/numba_cache/{{script}}.tsv"
+        usage=f"{RESULTS}/benchmarks/numba_cache/{{script}}.tsv",
     wildcard_constraints:
         script=r"\w+",
     params:
@@ -58,8 +57,7 @@ use rule numba_cache as model_numba_cache with:
         ready=touch(f"{NUMBA_CACHE}/{{tag}}/{{script}}.ready"),
     log:
         f"{RESULTS}/logs/numba_cache/{{tag}}/{{script}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/numba_cache/{{tag}}/{{script}}.tsv"
+        usage=f"{RESULTS}/benchmarks/numba_cache/{{tag}}/{{script}}.tsv",
     wildcard_constraints:
         tag=kernel_tag_constraint(),
         script=r"\w+",

@@ -1,5 +1,6 @@
 # The compute jobs: one rule per kind of the job registry (featlearn.pipeline.jobs), which declares
-# each kind's paths, script, inputs, params, threads and resources.
+# each kind's paths, script, inputs, params, threads and resources.  A job writes its own benchmark
+# record, the log named `usage` (featlearn.io.usage), instead of Snakemake's `benchmark:` polling it.
 #
 # The loop variable is called `rule` on purpose: Snakemake evaluates the script directive again
 # when a job runs, inside a function whose argument `rule` is the job's rule name, so the directive
@@ -17,8 +18,7 @@ for rule in registry.KIND:
             job_output(rule),
         log:
             registry.KIND[rule].pattern("log"),
-        benchmark:
-            registry.KIND[rule].pattern("benchmark")
+            usage=registry.KIND[rule].pattern("benchmark"),
         wildcard_constraints:
             **registry.KIND[rule].wildcard_constraints(),
         params:

@@ -20,11 +20,15 @@ import os
 import sys
 import time
 
+from featlearn.io.usage import record_at_exit
 from featlearn.model.kernel_choice import use_model_kernel
 
 
 def logger(path=None):
-    """A print-like function writing timestamped lines to ``path`` (or stderr), flushed at once."""
+    """A print-like function writing timestamped lines to ``path`` (or stderr), flushed at once.  In a
+    job whose rule declares a ``usage`` log, the job's benchmark record is written there at exit
+    (``featlearn.io.usage``)."""
+    record_at_exit()
     stream = open(path, "a") if path else sys.stderr
 
     def log(message):

@@ -5,10 +5,18 @@ A rule depends on every package module its script imports, transitively, togethe
 computed from the source with :mod:`ast` (nothing is imported), so editing any module reruns
 exactly the rules whose scripts reach it.  Each file is parsed once per process (a Snakemake run
 asks for the closure of every script, and the scripts share most of their modules).
+
+A rule takes that closure as one input, the script's code stamp (:func:`code_stamp`): a file
+holding the SHA-256 of the modules, rewritten only when it changes.  Its modification time moves
+exactly when the code the script runs does, as the newest module's would, but the Snakemake master
+checks one file per job instead of every module of its chain at every scheduling round.
 """
 
 import ast
 import functools
+import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 PACKAGE = "featlearn"
@@ -83,3 +91,34 @@ def module_names(script, package_root):
     """Dotted names of :func:`module_closure` (``featlearn.gd.kernel``, ...)."""
     package_root = Path(package_root).resolve()
     return [_dotted_name(package_root, f) for f in module_closure(script, package_root)]
+
+
+def closure_digest(script, package_root):
+    """SHA-256 (hex) of the modules :func:`module_closure` lists: each one's path under
+    ``package_root`` and its bytes, so it changes exactly when one of them, or the set, does."""
+    package_root = Path(package_root).resolve()
+    digest = hashlib.sha256()
+    for file in module_closure(script, package_root):
+        digest.update(str(file.relative_to(package_root)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def write_if_changed(path, text):
+    """Write ``text`` to ``path`` unless it holds it already (its modification time then stays);
+    through a temporary file renamed into place, since several processes may write it at once."""
+    path = Path(path)
+    if path.is_file() and path.read_text() == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(partial, path)
+
+
+def code_stamp(script, package_root, folder):
+    """The code stamp of ``script``, ``<folder>/<script's stem>.sha256``: written with
+    :func:`closure_digest` when it holds another digest or is missing; returns its path."""
+    stamp = Path(folder) / f"{Path(script).stem}.sha256"
+    write_if_changed(stamp, closure_digest(script, package_root) + "\n")
+    return stamp
