@@ -378,6 +378,8 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "escape_prediction_table": 1,  # reads the theory table
         "finite_size_scaling": 1,  # extrapolates the gelu sweep's δ₅₀(d)
         "spectral_threshold_table": 1,  # reads δ_NN(∞) from the theory table
+        "plateau_theory_table": 1,  # so does the plateau-vs-theory table
+        "plateau_theory_figure": 1,
         "claims_table": 1,  # the Fig 4 sweep's δ₅₀ is a claim
         "manuscript": 1,
         "all": 1,
@@ -412,6 +414,8 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "escape_prediction_table": 1,  # reads δ_NN(∞) from the theory table
         "finite_size_scaling": 1,  # so does the finite-size table
         "spectral_threshold_table": 1,  # and the spectral-threshold table
+        "plateau_theory_table": 1,  # and the plateau-vs-theory table (quad's fixed point)
+        "plateau_theory_figure": 1,
         "phase_figure": 1,  # the bump sweep's figure draws that prediction
         "claims_table": 1,  # so do the claims
         "manuscript": 1,

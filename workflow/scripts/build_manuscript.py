@@ -10,7 +10,11 @@ from featlearn.io.results import load_npz, read_csv
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 tables = {Path(p).name: read_csv(p) for p in [*sm.input.tables, sm.input.prediction]}
-extra = ("design.csv", "spectral_threshold.csv")  # tables of optional config sections
+extra = (
+    "design.csv",
+    "spectral_threshold.csv",
+    "plateau_threshold.csv",
+)  # tables of optional config sections
 tables |= {Path(p).name: read_csv(p) for p in sm.input.index if Path(p).name in extra}
 claims = read_csv(sm.input.claims)
 landscape = [load_npz(p)[0] for p in sm.input.landscape]

@@ -38,6 +38,9 @@ def theory_rows(rows):
             "activation": r["activation"],
             "link": r["link"],
             "delta_nn_long_time": fmt(r["delta_nn_long_time"]),
+            "numerical_error": fmt(r["long_time_numerical_error"], 1),
+            "state": str(r["long_time_state"]),
+            "at_value": fmt(r["long_time_at_value"]),
             "delta_nn_min": fmt(r["delta_nn_min"]),
             "delta_nn_argmin_t": fmt(r["delta_nn_argmin_t"]),
             "delta_alg": fmt(r["delta_alg"]),
@@ -240,6 +243,26 @@ def spectral_threshold_rows(rows):
     ]
 
 
+def plateau_threshold_rows(rows):
+    """Per activation and d of plateau_threshold.csv (docs/outlier.md, (O21)): δ_NN^GD(d) with its
+    Fieller interval beside δ_spec(d), and the d → ∞ row (its limit, NaN with fewer than two d);
+    None without the scan."""
+    if rows is None:
+        return None
+    return [
+        {
+            "activation": r["activation"],
+            "d": "∞"
+            if str(r["d"]) in ("inf", "nan") or not math.isfinite(float(r["d"]))
+            else str(int(float(r["d"]))),
+            "delta_nn_gd": _interval(r["delta_nn_gd"], r["delta_nn_gd_low"], r["delta_nn_gd_high"]),
+            "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
+            "delta_nn_rs": fmt(r["delta_nn_rs"]),
+        }
+        for r in rows
+    ]
+
+
 def finite_size_point_rows(rows):
     """Per model and d of finite_size_points.csv: δ₅₀(d) with its profile interval and the censored
     trials among the cells of that d (failures stopped by the step budget; a fit counts them as
@@ -317,6 +340,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "finite_size": finite_size_rows(tables["finite_size_scaling.csv"], tables["finite_size_summary.csv"]),
         "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
         "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
+        "plateau_threshold": plateau_threshold_rows(tables.get("plateau_threshold.csv")),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),
