@@ -91,3 +91,9 @@ def test_the_plateau_threshold_extrapolates_the_margin_zero():
     limit = rows[-1]
     assert limit["delta_nn_gd_low"] <= 9.0 <= limit["delta_nn_gd_high"] and limit["delta_nn_rs"] == 9.13
     assert rows[0]["spec_minus_gd_inf"] == pytest.approx(9.3 - limit["delta_nn_gd"])
+
+
+def test_two_d_give_a_verdict_that_says_its_law_is_unchecked():
+    data = [c for c in cells(lambda d, delta: 0.8 + 30.0 / d) if c["d"] in (600, 1200)]
+    rows = observable_rows("gelu", data, fixed_point(0.8))
+    assert {r["verdict"] for r in rows} == {"agrees (law unchecked: 2 d)"}

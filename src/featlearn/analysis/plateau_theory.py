@@ -15,8 +15,8 @@ two.  The fixed point's value v at the same δ (with its numerical error e) is t
 
     agrees     |m̂_∞ − v| ≤ 1.96 √(se² + e²),      disagrees otherwise,                    (O20)
 
-and "undetermined" with one d, or where (O19) is rejected (p < 0.05).  The gap m̂_∞ − v is reported
-with its interval either way.
+and "undetermined" with one d, or where (O19) is rejected (p < 0.05); with two d the verdict says
+that the law is unchecked.  The gap m̂_∞ − v is reported with its interval either way.
 
 The plateau's threshold δ_NN^GD(d): per d, the zero in δ of the semi-empirical margin over that d's
 seeds (``spectral_threshold.lambda_crossing``: a line or a quadratic in δ picked by a curvature
@@ -131,6 +131,8 @@ def observable_rows(activation, cells, fp):
             word, gap, low, high = verdict(fit["limit"], fit["limit_se"], theory, error)
             if fit["n_d"] > 2 and fit["gof_p"] < GOF_LEVEL:
                 word = "undetermined (law rejected)"
+            elif fit["n_d"] == 2 and word != "undetermined":
+                word += " (law unchecked: 2 d)"
             row = {"activation": activation, "delta": delta, "observable": observable}
             for d, m, s, v in zip(ds, mean, se, values.values(), strict=True):
                 row |= {f"d{d}_mean": m, f"d{d}_se": s, f"d{d}_seeds": int(v.size)}
