@@ -10,15 +10,17 @@ independent of (g, y = h(g)):
     q = δ E[(ω − z)²]                     (q = ‖θ̂‖²)                                      (O12)
 
 Stability (de Almeida–Thouless, (O13)): δ E[(κw/(1 + κw))²] < 1.  Every solution carries this value
-(``FixedPoint.at_value``, ``stable``), and δ_NN(∞) (O14) is reported with the AT status at the grid
-points that bracket it (``long_time_at_stable`` in theory_thresholds.csv, from
-``analysis.theory_tables.long_time_threshold``); where AT fails, the replica-symmetric law is only an
+(``FixedPoint.at_value``, ``stable``), and δ_NN(∞) (O14) is reported with the AT value at its root
+and the state's verdict from the refinement study (``long_time_state`` in theory_thresholds.csv,
+``analysis.theory_tables.rs_state``); where AT fails, the replica-symmetric law is only an
 approximation.  Which links and δ pass is read from that table, not assumed here.
 
-Expectations use a tensor Gauss–Hermite rule in (ω/√q, g); the prox is the GLOBAL minimiser, found
-by a grid scan over |u − ω| ≤ √(2κℓ(y, ω)) (F(u) ≥ (u − ω)²/2κ and F(ω) = ℓ(y, ω) bound the
-minimiser there) and Newton polishing.  The law of (g², w) at the fixed point, with
-its quadrature weights, feeds the outlier equations (O3)–(O8): at a stationary point m(0) = κ/γ.
+Expectations are integrated across the jumps of the prox (the GLOBAL minimiser, which jumps where
+two local minima of a non-convex ℓ exchange): ``prox_law`` maps each y's ω-integral onto the smooth
+pieces of z between the bitangents of Φ(u) = u²/2 + κℓ(y, u) ((O15)–(O18)), at the numerical
+parameters ``prox_law.Quadrature``.  The law of (g², w) at the fixed point, with its quadrature
+weights, its jump mass J and the infimum of w over its support, feeds the outlier equations
+(O3)–(O8): at a stationary point m(0) = κ/γ.
 """
 
 import math
