@@ -9,8 +9,11 @@ declares a log named ``usage`` instead has its job write this record there at ex
 kernel's own accounting:
 
 * ``s``, ``h:m:s``: wall time since the job's process started (``/proc/self/stat``);
-* ``max_rss``: the peak resident memory (MiB) of the process, or of a child it waited for if that
-  was larger (``getrusage``'s ``ru_maxrss``), exact rather than sampled;
+* ``max_rss``: the peak resident memory (MiB) of the process (``VmHWM`` of ``/proc/self/status``:
+  the high-water mark of this process's own address space), or of a child it waited for if that was
+  larger (``getrusage``'s ``ru_maxrss`` of the children), exact rather than sampled.  Not the
+  process's own ``ru_maxrss``: Linux carries the forking parent's high-water mark into it across
+  ``execve``, so a job started by a large master would report the master's memory;
 * ``cpu_time``: user + system seconds of the process and the children it waited for;
 * ``mean_load``: ``cpu_time`` / ``s`` in percent, as Snakemake's column;
 * ``max_vms``, ``max_uss``, ``max_pss``, ``io_in``, ``io_out``: not measured, ``NA`` (Snakemake's
@@ -52,6 +55,14 @@ def process_seconds():
     return time.clock_gettime(time.CLOCK_BOOTTIME) - started
 
 
+def peak_rss_kib():
+    """The high-water mark of this process's resident memory in KiB (``VmHWM`` of ``/proc/self/status``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("/proc/self/status has no VmHWM")
+
+
 def hms(seconds):
     """``H:MM:SS`` of whole seconds, with a ``N day(s), `` prefix past a day (Snakemake's ``h:m:s``)."""
     days, rest = divmod(int(seconds), 86400)
@@ -64,7 +75,7 @@ def record():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
     seconds = process_seconds()
-    rss_mib = max(own.ru_maxrss, children.ru_maxrss) / 1024  # ru_maxrss is in KiB on Linux
+    rss_mib = max(peak_rss_kib(), children.ru_maxrss) / 1024  # both in KiB
     load = 100 * cpu / seconds
     row = [f"{seconds:.2f}", hms(seconds), f"{rss_mib:.2f}", *["NA"] * 5, f"{load:.2f}", f"{cpu:.2f}"]
     return "\t".join(HEADER) + "\n" + "\t".join(row) + "\n"
