@@ -22,6 +22,9 @@ from featlearn.theory.design import design_theory, dmft_grid, fixed_point_thresh
 from featlearn.theory.design_family import evaluate
 
 GELU = SimpleNamespace(activation="gelu", link="he2", a=1.0, b=0.0)
+COARSE = -1
+"""The fixed point's quadrature level here: every count halved (the root-finder's statuses and the
+designer's consistency do not need the converged value; tests/test_prox_law.py checks that)."""
 
 TINY_DESIGN = {
     "activations": {"swish": SWISH},
@@ -58,11 +61,11 @@ def with_design(config=TINY_CONFIG, **changes):
 def test_the_threshold_is_where_the_margin_changes_sign():
     """Brent's root of the fixed point's margin: just below it no negative outlier, just above one
     (fresh solves, no warm start)."""
-    out = fixed_point_threshold(GELU, 0, (4.0, 16.0), 6, log=lambda _: None)
+    out = fixed_point_threshold(GELU, COARSE, (4.0, 16.0), 6, log=lambda _: None)
     assert out["status"] == "ok" and 8.0 < out["delta_nn_inf"] < 11.0
     assert out["at_value"] < 1.0
-    below = FixedPointMargin(GELU, 0)(out["delta_nn_inf"] - 0.01)
-    above = FixedPointMargin(GELU, 0)(out["delta_nn_inf"] + 0.01)
+    below = FixedPointMargin(GELU, COARSE)(out["delta_nn_inf"] - 0.01)
+    above = FixedPointMargin(GELU, COARSE)(out["delta_nn_inf"] + 0.01)
     assert below[0] > 0 > above[0]
     assert np.isfinite(out["scan_margin"]).all() and out["scan_margin"].size == 6
 
@@ -78,17 +81,17 @@ def test_a_failed_solve_inside_the_refinement_is_unsolved(monkeypatch):
         return (np.nan, np.nan) if calls["n"] > 6 else real(self, delta)
 
     monkeypatch.setattr(FixedPointMargin, "__call__", failing_after_scan)
-    out = fixed_point_threshold(GELU, 0, (4.0, 16.0), 6, log=lambda _: None)
+    out = fixed_point_threshold(GELU, COARSE, (4.0, 16.0), 6, log=lambda _: None)
     assert out["status"] == "unsolved" and math.isnan(out["delta_nn_inf"])
     calls["n"] = 4  # the last two scan points fail: no negative margin is seen
-    out = fixed_point_threshold(GELU, 0, (2.0, 5.0), 4, log=lambda _: None)
+    out = fixed_point_threshold(GELU, COARSE, (2.0, 5.0), 4, log=lambda _: None)
     assert out["status"] == "unsolved"
 
 
 def test_statuses_without_a_crossing_in_the_bracket():
     """GeLU's crossing (≈ 9.1) lies above a bracket [2, 5] and below [12, 32]."""
-    low = fixed_point_threshold(GELU, 0, (2.0, 5.0), 4, log=lambda _: None)
-    high = fixed_point_threshold(GELU, 0, (12.0, 32.0), 4, log=lambda _: None)
+    low = fixed_point_threshold(GELU, COARSE, (2.0, 5.0), 4, log=lambda _: None)
+    high = fixed_point_threshold(GELU, COARSE, (12.0, 32.0), 4, log=lambda _: None)
     assert low["status"] == "none" and math.isnan(low["delta_nn_inf"])
     assert high["status"] == "below_bracket"
     assert dmft_grid(np.nan, [0.5, 1.0]) == [] and dmft_grid(8.0, [0.5, 1.0]) == [4.0, 8.0]
@@ -103,7 +106,7 @@ def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft(
     afterwards."""
     model = dict(seed=1, experiment="design_x", activation="gelu", link="he2", a=1.0, b=0.0, r0=1.0)
     model |= dict(noise=0.0, lr=1.0, huber=None, loss=None)
-    args = (0, (4.0, 16.0), 6, [0.5, 1.0], 400, 3, 2)
+    args = (COARSE, (4.0, 16.0), 6, [0.5, 1.0], 400, 3, 2)
     fixed = design_theory(SimpleNamespace(**model, train=("theta",)), *args, log=lambda _: None)
     trained = design_theory(SimpleNamespace(**model, train=train), *args, log=lambda _: None)
     assert fixed["status"] == "ok" and fixed["grid_anchor"] == fixed["delta_nn_inf"]
@@ -125,8 +128,8 @@ def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(t
     generated kernel, equals the built-in one."""
     text = substitute("z*Phi(alpha*z)", "alpha", 1.0)
     assert text.replace(" ", "") == "z*Phi((1.0)*z)"
-    got = evaluate(text, "he2", 1.0, 0.0, 0, (4.0, 16.0), 6, tmp_path)
-    want = fixed_point_threshold(GELU, 0, (4.0, 16.0), 6, log=lambda _: None)
+    got = evaluate(text, "he2", 1.0, 0.0, COARSE, (4.0, 16.0), 6, tmp_path)
+    want = fixed_point_threshold(GELU, COARSE, (4.0, 16.0), 6, log=lambda _: None)
     assert got["status"] == "ok"
     assert got["delta_nn_inf"] == pytest.approx(want["delta_nn_inf"], abs=1e-3)
 
