@@ -52,10 +52,16 @@ def code(script):
     return str(code_stamp(ROOT / "workflow" / "scripts" / script, ROOT / "src" / "featlearn", CODE))
 
 
+# Written now, while the workflow is parsed: a stamp first written by an input function during DAG
+# building can be missed by Snakemake's cached listing of results/.code (MissingInputException).
+WARM_CODE = code("warm_numba.py")
+
+
 def warmed_code(script):
     """The code inputs of a numba cache: the warm-up and its consumer ``<script>.py`` import the same
-    modules, so editing one reruns both."""
-    return [code("warm_numba.py"), code(f"{script}.py")]
+    modules, so editing one reruns both (every consumer's stamp is written at parse time by its own
+    rule's ``code`` input)."""
+    return [WARM_CODE, code(f"{script}.py")]
 
 
 def kernel_tag_constraint():
