@@ -230,7 +230,7 @@ def fixed_point_model(settings, deltas, level=0, log=print, xtol=1e-4):
     keys ``delta_nn_inf``, ``delta_nn_inf_at``, ``delta_nn_inf_status``) at quadrature level
     ``level``, and its refinement study at ``level`` + 1 (:func:`refinement`, keys ``refine_*``)."""
     margin = FixedPointMargin(settings, level)
-    keys = ("kappa", "q", "train_loss", "at_value", "jump_mass", "bulk_edge", "outlier", "overlap2", "margin")
+    keys = REFINEMENT_KEYS
     out = {key: np.full(len(deltas), np.nan) for key in keys}
     starts = [None] * len(deltas)
     for i in np.argsort(deltas)[::-1]:

@@ -295,6 +295,19 @@ def _concave_stretches(code, a, b, y, kappa, loss, us, cs):
 
 
 @njit(cache=True)
+def _window(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
+    """The contact window of ω ∈ [−L√q, L√q]: ``scan`` + 1 grid points us from z(−L√q) to z(L√q)
+    (global proxes), and Φ, Φ″ there."""
+    z_lo = _global_prox(code, a, b, y, -cutoff * sqrt_q, kappa, loss, 128)
+    z_hi = _global_prox(code, a, b, y, cutoff * sqrt_q, kappa, loss, 128)
+    us = np.linspace(z_lo, z_hi, scan + 1)
+    ps, cs = np.empty(scan + 1), np.empty(scan + 1)
+    for k in range(scan + 1):
+        ps[k], _, cs[k] = _phi(code, a, b, y, us[k], kappa, loss)
+    return us, ps, cs
+
+
+@njit(cache=True)
 def _kinks(code, a, b, y, kappa, loss, us, cs, out):
     """Where Φ″ jumps (a kink of σ′ or ψ, e.g. Huber's |e| = κ_H): grid intervals whose step in Φ″
     (above 1e−3) differs by more than half itself from both neighbouring steps (a smooth Φ″ changes
@@ -328,12 +341,8 @@ def _inner(code, a, b, y, kappa, sqrt_q, loss, panels, cutoff, scan, gl_x, gl_w,
     weight[:] = 0.0
     z[:] = 0.0
     w_lo, w_hi = -cutoff * sqrt_q, cutoff * sqrt_q
-    z_lo = _global_prox(code, a, b, y, w_lo, kappa, loss, 128)
-    z_hi = _global_prox(code, a, b, y, w_hi, kappa, loss, 128)
-    us = np.linspace(z_lo, z_hi, scan + 1)
-    ps, cs = np.empty(scan + 1), np.empty(scan + 1)
-    for k in range(scan + 1):
-        ps[k], _, cs[k] = _phi(code, a, b, y, us[k], kappa, loss)
+    us, ps, cs = _window(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan)
+    z_lo, z_hi = us[0], us[-1]
     # the lower convex hull of Φ on the grid (monotone chain) groups the non-convex stretches
     hull = np.empty(scan + 1, np.int64)
     top = 0
@@ -464,12 +473,7 @@ def _law(code, a, b, ys, g_weights, kappa, sqrt_q, loss, panels, cutoff, scan, g
 def _stretches(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
     """How many non-convex stretches Φ has on the contact window of ω ∈ [−L√q, L√q], and the local
     minimum of Φ″ on the window nearest to zero (a birth of a stretch: ≈ 0)."""
-    z_lo = _global_prox(code, a, b, y, -cutoff * sqrt_q, kappa, loss, 128)
-    z_hi = _global_prox(code, a, b, y, cutoff * sqrt_q, kappa, loss, 128)
-    us = np.linspace(z_lo, z_hi, scan + 1)
-    cs = np.empty(scan + 1)
-    for k in range(scan + 1):
-        _, _, cs[k] = _phi(code, a, b, y, us[k], kappa, loss)
+    us, _, cs = _window(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan)
     nearest = np.inf
     for k in range(1, scan):
         if cs[k] <= cs[k - 1] and cs[k] <= cs[k + 1]:
