@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from featlearn.analysis.claims import roles
 from featlearn.pipeline import checks, manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +71,7 @@ def test_the_claims_read_their_sweeps_by_role_key_not_by_the_paper_label():
     config["claims"]["sweeps"]["gelu"] = "quad"
     for spec in config["sweeps"].values():
         spec.pop("paper", None)
-    assert roles(config)["gelu"] == "quad"
+    assert manifest.claim_roles(config)["gelu"] == "quad"
     assert "quad_cells.csv" in manifest.claim_tables(config)
     assert "gelu_cells.csv" not in manifest.claim_tables(config)
     bad = copy.deepcopy(config)

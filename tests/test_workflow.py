@@ -41,6 +41,20 @@ def test_lint_is_clean():
     assert "Lints for" not in proc.stdout + proc.stderr
 
 
+def test_the_rule_files_import_only_the_workflow_layer():
+    """The Snakefile and the .smk files, which import-linter does not read, import from featlearn only
+    ``featlearn.pipeline`` (the forbidden contract in pyproject.toml keeps it free of numba and the
+    numerics), so the layering holds for the Snakemake master's whole import graph."""
+    files = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    imports = [
+        (path.name, module)
+        for path in files
+        for module in re.findall(r"^\s*(?:from|import)\s+(featlearn[\w.]*)", path.read_text(), re.M)
+    ]
+    assert imports, "the rule files import nothing from featlearn: the pattern is stale"
+    assert [(name, m) for name, m in imports if not m.startswith("featlearn.pipeline")] == []
+
+
 CONVENTIONS_TINY = {
     "conventions": {
         "d": [40],

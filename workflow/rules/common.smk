@@ -8,7 +8,6 @@ from pathlib import Path
 import yaml
 from snakemake.exceptions import WorkflowError
 
-from featlearn.analysis import claims
 from featlearn.pipeline import checks, kernels, manifest
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate

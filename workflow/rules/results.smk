@@ -305,7 +305,7 @@ RESULT_RULES = {
         params=dict(
             tolerance=canonical(config["claims"]["tolerance"]),
             paper=canonical(config["claims"]["paper"]),
-            roles=lambda w: canonical(claims.roles(config)),  # which sweeps and models each claim reads
+            roles=lambda w: canonical(manifest.claim_roles(config)),  # which sweeps and models each claim reads
         ),
     ),
 }

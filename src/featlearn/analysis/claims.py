@@ -476,9 +476,9 @@ def claim_limit(results, tol):
 
 def claim_rows(results, tolerance, sweeps, paper):
     """Every claim's row (in the order of the paper's narrative).  ``sweeps``: which sweeps and
-    models play which part (``roles``: gelu, quad, gelu_spectral, width pairs, hessian
-    activations, theory_gelu, theory_quad); ``paper``: the paper's values (gelu, quad, plateau,
-    delta_alg)."""
+    models play which part (``featlearn.pipeline.manifest.claim_roles``: gelu, quad, gelu_spectral,
+    width pairs, hessian activations, theory_gelu, theory_quad); ``paper``: the paper's values
+    (gelu, quad, plateau, delta_alg)."""
     rows = [
         claim_delta_alg(results, tolerance, paper),
         claim_threshold(results, tolerance, sweeps["gelu"], paper["gelu"], "gelu_threshold", "GeLU"),
@@ -498,20 +498,3 @@ def claim_rows(results, tolerance, sweeps, paper):
         claim_limit(results, tolerance),
     ]
     return [{"claim": i + 1, **row} for i, row in enumerate(rows)]
-
-
-def roles(config):
-    """Which sweeps and models of ``config`` each claim reads: the GeLU and Quad sweeps by their role
-    keys (``claims.sweeps``), Fig 1's spectral sweep, each width group's narrowest and widest sweep,
-    the Hessian activations, and the theory model of each activation (``theory.hessian_overlay``)."""
-    overlay = config["theory"]["hessian_overlay"]
-    return {
-        "gelu": config["claims"]["sweeps"]["gelu"],
-        "quad": config["claims"]["sweeps"]["quad"],
-        "gelu_spectral": config["figure1"]["spectral"],
-        "width": [(group[0], group[-1]) for group in config["width"]["groups"].values()],
-        "hessian": list(config["hessian"]["delta"]),
-        "theory_gelu": overlay.get("gelu"),
-        "theory_quad": overlay.get("quad"),
-        "easy_hard_table": f"{config['easy_hard']['stem']}_learning_steps.csv",
-    }

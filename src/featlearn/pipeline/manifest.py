@@ -137,6 +137,23 @@ def claim_tables(config):
     return out
 
 
+def claim_roles(config):
+    """Which sweeps and models of ``config`` each claim reads: the GeLU and Quad sweeps by their role
+    keys (``claims.sweeps``), Fig 1's spectral sweep, each width group's narrowest and widest sweep,
+    the Hessian activations, and the theory model of each activation (``theory.hessian_overlay``)."""
+    overlay = config["theory"]["hessian_overlay"]
+    return {
+        "gelu": config["claims"]["sweeps"]["gelu"],
+        "quad": config["claims"]["sweeps"]["quad"],
+        "gelu_spectral": config["figure1"]["spectral"],
+        "width": [(group[0], group[-1]) for group in config["width"]["groups"].values()],
+        "hessian": list(config["hessian"]["delta"]),
+        "theory_gelu": overlay.get("gelu"),
+        "theory_quad": overlay.get("quad"),
+        "easy_hard_table": f"{config['easy_hard']['stem']}_learning_steps.csv",
+    }
+
+
 def caption_of(config, path):
     """The report caption of a figure (its PNG) or a results table of ``config``'s build, from its
     file name."""
