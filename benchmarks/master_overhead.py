@@ -1,6 +1,7 @@
 """The Snakemake master's own CPU against its jobs' CPU, per job (issue 42).
 
     python benchmarks/master_overhead.py tiny                 # the tiny config, a real build
+    python benchmarks/master_overhead.py default              # config.yaml, the default target
     python benchmarks/master_overhead.py synthetic            # paper.yaml's DAG, every job a stub
     python benchmarks/master_overhead.py synthetic --configfile config.yaml -- --scheduler greedy
 
@@ -167,7 +168,7 @@ def measured(workdir, args):
 def prepared(dest, mode, configfile):
     """A copy of the workflow in ``dest`` for ``mode`` (stubbed scripts for ``synthetic``)."""
     dest.mkdir(parents=True, exist_ok=True)
-    copy_workflow(dest, TINY if mode == "tiny" else configfile)
+    copy_workflow(dest, {"tiny": TINY, "default": ROOT / "config.yaml"}.get(mode, configfile))
     if mode == "synthetic":
         stub_scripts(dest)
     return dest
@@ -189,7 +190,7 @@ def line(name, r):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("tiny", "synthetic"))
+    parser.add_argument("mode", choices=("tiny", "default", "synthetic"))
     parser.add_argument("--configfile", type=Path, default=PAPER, help="the synthetic DAG's config")
     parser.add_argument("--keep", type=Path, help="build here (an empty folder) and keep it")
     argv = sys.argv[1:] if argv is None else argv
