@@ -7,13 +7,15 @@ Run in a workflow folder (the repository root or a copy).  Snakemake parses the 
 DAG of every rule's targets with ``--forceall`` semantics (so an up-to-date tree dumps the same
 jobs as a fresh one) and, per job, this writes its rule, wildcards, named inputs, outputs, logs,
 params (input functions evaluated), threads and resources, and its rule's wildcard constraints;
-jobs sorted by (rule, wildcards).  Machine-dependent resources (cores, nodes, tmpdir) and the
-Snakemake-internal ones (``_``-prefixed) are left out.  The code stamps' paths are kept (their
+jobs sorted by (rule, wildcards); and per rule the script its jobs run (:func:`rule_scripts`).
+Machine-dependent resources (cores, nodes, tmpdir) and the Snakemake-internal ones
+(``_``-prefixed) are left out.  The code stamps' paths are kept (their
 names), not their contents.  ``--shipped`` dumps config.yaml, tiny.yaml and paper.yaml alone and
 every other file of workflow/configs/ as the overlay it is, after config.yaml; comparing two such
 folders (``diff -r``) before and after a change of the workflow layer shows every job it changed.
 """
 
+import inspect
 import json
 import subprocess
 import sys
@@ -61,6 +63,35 @@ def job_record(job):
     }
 
 
+class _Ran(Exception):
+    """Raised by :func:`rule_scripts`'s stand-in for Snakemake's ``script``, with the path it got."""
+
+
+def rule_scripts(workflow):
+    """{rule: the script its job runs}: each rule's run function called as a job calls it (its
+    ``rule`` argument the rule's name) with Snakemake's ``script`` replaced by a recorder.  A script
+    directive is evaluated again when a job runs, so this is what runs, not the parse-time path a
+    loop over rules could get right while the run-time one names another rule's script."""
+
+    def recorder(path, *args, **kwargs):
+        raise _Ran(path)
+
+    def ran(rule):
+        params = inspect.signature(rule.run_func).parameters
+        try:
+            rule.run_func(**{name: rule.name if name == "rule" else None for name in params})
+        except _Ran as record:
+            return Path(str(record.args[0])).name
+        return None  # a rule without a script (``all``)
+
+    saved = workflow.globals["script"]
+    workflow.globals["script"] = recorder
+    try:
+        return {rule.name: ran(rule) for rule in workflow.rules}
+    finally:
+        workflow.globals["script"] = saved
+
+
 def dump(out, configfiles):
     """Build the DAG of every target of ``configfiles`` (Snakemake's ``--configfile``) in this folder
     and write its jobs' records to ``out``."""
@@ -75,8 +106,8 @@ def dump(out, configfiles):
             (job_record(job) for job in workflow.dag.jobs),
             key=lambda r: (r["rule"], sorted(r["wildcards"].items())),
         )
-        rules = sorted(rule.name for rule in workflow.rules)
-        Path(out).write_text(json.dumps({"rules": rules, "jobs": jobs}, indent=1, sort_keys=True) + "\n")
+        record = {"rules": rule_scripts(workflow), "jobs": jobs}
+        Path(out).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
     snakemake.workflow.Workflow.printdag = record
     argv = ["--dag", "--cores", "1", "--quiet", "all"]

@@ -6,6 +6,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -461,6 +462,19 @@ def rule_scripts():
         for parent, child in re.findall(r"^use rule (\w+) as (\w+) with:", path.read_text(), re.M):
             out[child] = out[parent]
     return out
+
+
+def test_every_rule_runs_the_script_it_declares(tmp_path):
+    """What each rule's jobs run, read from Snakemake's own run functions (``dag_dump.rule_scripts``:
+    the script directive is evaluated again when a job runs), is the script its declaration names.
+    The rule loops of jobs.smk and results.smk name their loop variable ``rule`` so that this holds;
+    renamed, every compute rule runs the last kind's script and neither a dry run nor --lint notices
+    (checked by hand: every cell rule then ran spectral_overlap.py)."""
+    out = tmp_path / "dag.json"
+    dump = [sys.executable, ROOT / "tests" / "dag_dump.py", out]
+    subprocess.run(dump, cwd=ROOT, check=True, capture_output=True)
+    ran = {rule: script for rule, script in json.loads(out.read_text())["rules"].items() if script}
+    assert ran == rule_scripts()
 
 
 RUNTIME_IMPORTS = """
