@@ -100,10 +100,10 @@ def loss_thresholds(config):
             continue
         loss, threshold = s.loss, s.huber
         if loss == "huber" and threshold is None:
-            raise ConfigError(s.origin.get("loss", job.section), "Huber's loss needs its threshold huber")
+            raise ConfigError(s.origin.get("loss", job.cells_from), "Huber's loss needs its threshold huber")
         if threshold is not None and loss not in (None, "huber"):
             raise ConfigError(
-                s.origin.get("huber", job.section), f"huber is Huber's threshold, but the loss is {loss!r}"
+                s.origin.get("huber", job.cells_from), f"huber is Huber's threshold, but the loss is {loss!r}"
             )
 
 
@@ -348,7 +348,7 @@ def memory(config, limit_mb):
         cell = ", ".join(f"{k}={v}" for k, v in job.wildcards.items())
         others = f" ({len(over) - 1} more jobs do not fit either)" if len(over) > 1 else ""
         raise ConfigError(
-            job.section,
+            job.cells_from,
             f"{job.rule} ({cell}) needs ~{job.mem_mb} MB, more than the {limit_mb} MB available{others}",
         )
 

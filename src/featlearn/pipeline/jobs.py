@@ -1,6 +1,6 @@
 """The job registry: every kind of compute job, declared once.
 
-A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
+A :class:`Kind` (keyword arguments only) says, for one rule that computes (a GD cell, a DMFT solve, ...):
 
 * ``path``: where its jobs write, as a pattern over the rule's wildcards.  The output is
   ``results/<path><suffix>``, the log ``results/logs/<path>.log`` and the benchmark
@@ -13,8 +13,9 @@ A :class:`Kind` says, for one rule that computes (a GD cell, a DMFT solve, ...):
   kind as a settings field (``settings.resolve``: a config key pattern over the wildcards, or a
   function giving the value and its key), so that every param has its origin;
 * ``cost``: its memory (MB) and upper-bound runtime (seconds), a function of ``featlearn.pipeline.resources``;
-* ``section``: the config key its cells come from (named by the memory pre-flight), a pattern
-  over the wildcards;
+* ``cells_from``: the config key its cells come from (named by the memory pre-flight and the
+  config checks), a pattern over the wildcards; not the section its settings read
+  (``settings.Table.section``);
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs (``workflow/scripts/<script>.py``,
   by default the rule's name), says, and reads.
 
@@ -42,14 +43,14 @@ def fmt(value):
     return f"{float(value):g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Kind:
     rule: str
     path: str
     cells: Callable  # config -> [dict of wildcard strings]
     settings: typed.Table  # fills the job's settings from the config
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
-    section: str  # the config key the cell comes from (a pattern over the wildcards)
+    cells_from: str  # the config key a cell comes from (a pattern over the wildcards)
     suffix: str = ".npz"
     script: str = ""  # workflow/scripts/<script>.py runs a job ("": the rule's name)
     what: str = ""  # what a job does (its message, followed by its wildcards)
@@ -218,22 +219,22 @@ def _convention_report(config, x):
 
 KINDS = (
     Kind(
-        "sweep_block",
-        "sweeps/{sweep}/d{d}_delta{delta}/block{block}",
-        _sweep_blocks,
-        typed.SWEEP,
-        resources.sweep_block,
-        "sweeps.{sweep}",
+        rule="sweep_block",
+        path="sweeps/{sweep}/d{d}_delta{delta}/block{block}",
+        cells=_sweep_blocks,
+        settings=typed.SWEEP,
+        cost=resources.sweep_block,
+        cells_from="sweeps.{sweep}",
         script="run_cell",
         what="GD sweep block",
     ),
     Kind(
-        "grokking_dataset",
-        "data/{name}",
-        lambda c: _grid(name=c["grokking"]),
-        typed.DATASET,
-        resources.dataset,
-        "grokking.{name}",
+        rule="grokking_dataset",
+        path="data/{name}",
+        cells=lambda c: _grid(name=c["grokking"]),
+        settings=typed.DATASET,
+        cost=resources.dataset,
+        cells_from="grokking.{name}",
         script="make_dataset",
         what="The dataset of a long run",
         warm=False,
@@ -241,60 +242,60 @@ KINDS = (
         threads="one",
     ),
     Kind(
-        "grokking_run",
-        "grokking/{name}",
-        lambda c: _grid(name=c["grokking"]),
-        typed.LONG_RUN,
-        resources.long_run,
-        "grokking.{name}",
+        rule="grokking_run",
+        path="grokking/{name}",
+        cells=lambda c: _grid(name=c["grokking"]),
+        settings=typed.LONG_RUN,
+        cost=resources.long_run,
+        cells_from="grokking.{name}",
         script="run_grokking",
         what="Long GD run",
         inputs=(("data", "results/data/{name}"),),
     ),
     Kind(
-        "hessian_cell",
-        "hessian/{activation}/delta{delta}",
-        lambda c: _delta_cells("activation", c["hessian"]["delta"]),
-        typed.PLATEAU,
-        resources.plateau,
-        "hessian.delta.{activation}",
+        rule="hessian_cell",
+        path="hessian/{activation}/delta{delta}",
+        cells=lambda c: _delta_cells("activation", c["hessian"]["delta"]),
+        settings=typed.PLATEAU,
+        cost=resources.plateau,
+        cells_from="hessian.delta.{activation}",
         what="Restricted GD plateau and its Hessian spectrum",
     ),
     Kind(
-        "spectral_threshold_cell",
-        "spectral_threshold/{activation}/d{d}_delta{delta}",
-        _spectral_threshold_cells,
-        typed.SPECTRAL_THRESHOLD,
-        resources.plateau,
-        "spectral_threshold.delta.{activation}",
+        rule="spectral_threshold_cell",
+        path="spectral_threshold/{activation}/d{d}_delta{delta}",
+        cells=_spectral_threshold_cells,
+        settings=typed.SPECTRAL_THRESHOLD,
+        cost=resources.plateau,
+        cells_from="spectral_threshold.delta.{activation}",
         script="hessian_cell",
         what="Plateau of the spectral-threshold scan",
     ),
     Kind(
-        "landscape_cell",
-        "landscape/{activation}/delta{delta}",
-        lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
-        typed.PLATEAU,
-        resources.landscape,
-        "landscape.delta",
+        rule="landscape_cell",
+        path="landscape/{activation}/delta{delta}",
+        cells=lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
+        settings=typed.PLATEAU,
+        cost=resources.landscape,
+        cells_from="landscape.delta",
         what="Fig 3: the risk on planes through the plateau",
     ),
     Kind(
-        "theory_sim_cell",
-        "theory/sim/{model}/delta{delta}",
-        lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
-        typed.REFEREE,
-        resources.referee,
-        "theory.simulation.delta.{model}",
+        rule="theory_sim_cell",
+        path="theory/sim/{model}/delta{delta}",
+        cells=lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
+        settings=typed.REFEREE,
+        cost=resources.referee,
+        cells_from="theory.simulation.delta.{model}",
         what="Restricted GD over the DMFT horizon (the referee)",
     ),
     Kind(
-        "dmft_model",
-        "theory/dmft/{model}_N{n_paths}",
-        _dmft_cells,
-        typed.THEORY_MODEL,
-        resources.dmft,
-        "theory.models.{model}",
+        rule="dmft_model",
+        path="theory/dmft/{model}_N{n_paths}",
+        cells=_dmft_cells,
+        settings=typed.THEORY_MODEL,
+        cost=resources.dmft,
+        cells_from="theory.models.{model}",
         what="DMFT of restricted GD and its Hessian outlier",
         extra={
             "deltas": "theory.models.{model}.delta",
@@ -303,59 +304,59 @@ KINDS = (
         },
     ),
     Kind(
-        "fixed_point_model",
-        "theory/fixed_point/{model}",
-        lambda c: _grid(model=c["theory"]["models"]),
-        typed.FIXED_POINT_MODEL,
-        resources.fixed_point,
-        "theory.models.{model}",
+        rule="fixed_point_model",
+        path="theory/fixed_point/{model}",
+        cells=lambda c: _grid(model=c["theory"]["models"]),
+        settings=typed.FIXED_POINT_MODEL,
+        cost=resources.fixed_point,
+        cells_from="theory.models.{model}",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
         extra={"deltas": _fixed_point_deltas, **_LEVEL},
     ),
     Kind(
-        "escape_linear_cell",
-        "escape/linear/{model}/delta{delta}",
-        lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
-        typed.ESCAPE_LINEAR,
-        resources.escape("linear"),
-        "escape.cases.{model}",
+        rule="escape_linear_cell",
+        path="escape/linear/{model}/delta{delta}",
+        cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
+        settings=typed.ESCAPE_LINEAR,
+        cost=resources.escape("linear"),
+        cells_from="escape.cases.{model}",
         what="Linear stage of the escape",
     ),
     Kind(
-        "escape_signal_cell",
-        "escape/signal/{model}/delta{delta}",
-        lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
-        typed.ESCAPE_SIGNAL,
-        resources.escape("signal"),
-        "escape.signal.cases.{model}",
+        rule="escape_signal_cell",
+        path="escape/signal/{model}/delta{delta}",
+        cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
+        settings=typed.ESCAPE_SIGNAL,
+        cost=resources.escape("signal"),
+        cells_from="escape.signal.cases.{model}",
         what="DMFT with signal vs planted-overlap GD",
         extra={"m0": "escape.signal.m0"},
     ),
     Kind(
-        "escape_prediction_cell",
-        "escape/prediction/{model}/delta{delta}",
-        _predicted_cells("prediction"),
-        typed.PREDICTION,
-        resources.prediction,
-        "escape.prediction.models.{model}",
+        rule="escape_prediction_cell",
+        path="escape/prediction/{model}/delta{delta}",
+        cells=_predicted_cells("prediction"),
+        settings=typed.PREDICTION,
+        cost=resources.prediction,
+        cells_from="escape.prediction.models.{model}",
         what="Predicted success from the linear process",
     ),
     Kind(
-        "escape_two_stage_cell",
-        "escape/two_stage/{model}/delta{delta}",
-        _predicted_cells("two_stage"),
-        typed.TWO_STAGE,
-        resources.two_stage,
-        "escape.two_stage.models.{model}",
+        rule="escape_two_stage_cell",
+        path="escape/two_stage/{model}/delta{delta}",
+        cells=_predicted_cells("two_stage"),
+        settings=typed.TWO_STAGE,
+        cost=resources.two_stage,
+        cells_from="escape.two_stage.models.{model}",
         what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
     ),
     Kind(
-        "convention_scan",
-        "conventions/scan/{convention}/{activation}_d{d}",
-        _convention_scan_cells,
-        typed.CONVENTION_SCAN,
-        resources.convention_scan,
-        "conventions.grid.{convention}",
+        rule="convention_scan",
+        path="conventions/scan/{convention}/{activation}_d{d}",
+        cells=_convention_scan_cells,
+        settings=typed.CONVENTION_SCAN,
+        cost=resources.convention_scan,
+        cells_from="conventions.grid.{convention}",
         what="Convention scan, auto-refined in delta",
         constraints=(("activation", r"[a-z0-9]+"),),
         extra={
@@ -365,12 +366,12 @@ KINDS = (
         },
     ),
     Kind(
-        "convention_plateau",
-        "conventions/plateau/{convention}",
-        lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
-        typed.CONVENTION_PLATEAU,
-        resources.convention_plateau,
-        "conventions.grid.{convention}",
+        rule="convention_plateau",
+        path="conventions/plateau/{convention}",
+        cells=lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
+        settings=typed.CONVENTION_PLATEAU,
+        cost=resources.convention_plateau,
+        cells_from="conventions.grid.{convention}",
         what="Convention's Fig 2 plateau (quadrature and a long GD run)",
         extra={
             "report": _convention_report,
@@ -379,12 +380,12 @@ KINDS = (
         },
     ),
     Kind(
-        "design_theory",
-        "design/theory/{design}",
-        lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
-        typed.DESIGN,
-        resources.design,
-        "design.designs.{design}",
+        rule="design_theory",
+        path="design/theory/{design}",
+        cells=lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
+        settings=typed.DESIGN,
+        cost=resources.design,
+        cells_from="design.designs.{design}",
         what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
         constraints=(("design", r"[A-Za-z0-9_]+"),),
         extra={
@@ -394,12 +395,12 @@ KINDS = (
         },
     ),
     Kind(
-        "design_family",
-        "design/{family}",
-        lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
-        typed.DESIGN_FAMILY,
-        resources.design_family,
-        "design.family",
+        rule="design_family",
+        path="design/{family}",
+        cells=lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
+        settings=typed.DESIGN_FAMILY,
+        cost=resources.design_family,
+        cells_from="design.family",
         what="Design family: delta_NN(inf) minimised over its parameter",
         warm=False,
         suffix=".json",
@@ -412,12 +413,12 @@ KINDS = (
         },
     ),
     Kind(
-        "spectral_overlap",
-        "spectral/overlap_d{d}",
-        lambda c: _grid(d=c["spectral"]["d"]),
-        typed.SPECTRAL,
-        resources.spectral,
-        "spectral.d",
+        rule="spectral_overlap",
+        path="spectral/overlap_d{d}",
+        cells=lambda c: _grid(d=c["spectral"]["d"]),
+        settings=typed.SPECTRAL,
+        cost=resources.spectral,
+        cells_from="spectral.d",
         what="Spectral estimator overlap",
         warm=False,
         suffix=".csv",
@@ -431,7 +432,7 @@ KIND = {k.rule: k for k in KINDS}
 @dataclass(frozen=True)
 class Job:
     """One compute job of a config: its kind, wildcards, settings, threads, memory (MB) and seconds
-    (``Kind.cost``), output and benchmark files, and the config key it comes from (``Kind.section``)."""
+    (``Kind.cost``), output and benchmark files, and the config key it comes from (``Kind.cells_from``)."""
 
     kind: Kind
     wildcards: dict
@@ -441,7 +442,7 @@ class Job:
     seconds: float
     output: str
     benchmark: str
-    section: str
+    cells_from: str
 
     @property
     def rule(self):
@@ -453,7 +454,7 @@ def job(config, kind, wildcards):
     kind = KIND[kind] if isinstance(kind, str) else kind
     s, w = kind.build(config, wildcards), dict(wildcards)
     mem_mb, seconds = kind.cost(config, SimpleNamespace(**w), s)
-    where = (kind.output(**w), kind.benchmark(**w), kind.section.format(**w))
+    where = (kind.output(**w), kind.benchmark(**w), kind.cells_from.format(**w))
     return Job(kind, w, s, kind.job_threads(config), int(mem_mb), float(seconds), *where)
 
 

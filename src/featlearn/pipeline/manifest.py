@@ -16,11 +16,11 @@ import yaml
 
 
 @dataclass(frozen=True)
-class Figure:
-    """A figure: its file stem ("{stem}": its section's ``stem`` key; "{name}": one figure per key of
-    its section), the rule that draws it, its caption, the paper figure it reproduces ("Fig 4",
-    "Fig 10b", or "" for a figure the workflow adds) and the optional config section without which
-    it is not drawn."""
+class FigureEntry:
+    """A figure's manifest entry: its file stem ("{stem}": its section's ``stem`` key; "{name}": one
+    figure per key of its section), the rule that draws it, its caption, the paper figure it
+    reproduces ("Fig 4", "Fig 10b", or "" for a figure the workflow adds) and the optional config
+    section without which it is not drawn."""
 
     stem: str
     rule: str
@@ -30,12 +30,12 @@ class Figure:
 
 
 @dataclass(frozen=True)
-class Table:
-    """A results table (``results/tables/<name>``): its caption, whether a build targets it (the
-    others are inputs of a target), the optional config section without which it is not built, and
-    whether the claims read it (True; or the claims' role key of the one sweep whose table they read,
-    ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a name stand for each
-    sweep, each Hessian activation and the easy/hard figure's stem."""
+class TableEntry:
+    """A results table's manifest entry (``results/tables/<name>``): its caption, whether a build
+    targets it (the others are inputs of a target), the optional config section without which it is
+    not built, and whether the claims read it (True; or the claims' role key of the one sweep whose
+    table they read, ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a
+    name stand for each sweep, each Hessian activation and the easy/hard figure's stem."""
 
     name: str
     caption: str
@@ -65,9 +65,9 @@ def _section(config, dotted):
 
 
 _ENTRIES = yaml.safe_load(Path(__file__).with_name("manifest.yaml").read_text(encoding="utf-8"))
-FIXED = tuple(Figure(**entry) for entry in _ENTRIES["figures"])
+FIXED = tuple(FigureEntry(**entry) for entry in _ENTRIES["figures"])
 """Every figure but the sweeps' phase figures."""
-TABLES = tuple(Table(**entry) for entry in _ENTRIES["tables"])
+TABLES = tuple(TableEntry(**entry) for entry in _ENTRIES["tables"])
 """Every results table of a build, in the order of the results index."""
 
 
@@ -91,7 +91,7 @@ def figures(config):
         out += [replace(f, stem=stem) for stem in stems]
     for name, spec in config["sweeps"].items():
         out.append(
-            Figure(
+            FigureEntry(
                 spec["figure"],
                 "phase_figure",
                 f"Success rate and final ρ vs δ per d, sweep {name}.",
@@ -115,7 +115,7 @@ def markdown_table(config):
 
 
 def tables(config):
-    """[(Table, [file names])] of every table ``config``'s build writes."""
+    """[(TableEntry, [file names])] of every table ``config``'s build writes."""
     out = [(table, table.names(config)) for table in TABLES]
     return [(table, names) for table, names in out if names]
 
