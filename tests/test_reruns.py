@@ -4,15 +4,16 @@ Three checks, from cheap to expensive:
 
 * every leaf key of ``config.yaml``, of the tiny config and of each overlay (merged after
   ``config.yaml``, as ``--configfile config.yaml <overlay>`` does) is edited in turn, and the
-  registry's params (``featlearn.pipeline.jobs.params_by_output``) change for exactly the jobs whose
-  params come from that key (their ``origins``);
+  registries' params (``featlearn.pipeline.jobs.params_by_output`` for the compute jobs,
+  ``featlearn.pipeline.result_rules.params_by_output`` for the tables and figures) change for
+  exactly the jobs whose params come from that key (their ``origins``);
 * ``tests/test_workflow.py::test_every_settings_field_is_read`` checks, on a tracked tiny build, that
   each job's code reads every field of its settings, so "its params come from the key" means "its
   code reads the key";
 * the opt-in ``reruns`` check (``python -m pytest -m reruns``) edits every leaf key of the tiny
-  config on a built tiny tree and asks Snakemake (``--detailed-summary``) which compute jobs it
-  would rerun: exactly the registry's readers, the cells the edit adds, and what is computed from
-  them.
+  config on a built tiny tree and asks Snakemake (``--detailed-summary``) which jobs it would rerun:
+  exactly the registries' readers (compute jobs, tables and figures), the jobs the edit adds or
+  whose inputs it changes, and what is computed from them.
 """
 
 import copy
@@ -23,7 +24,7 @@ import pytest
 import yaml
 from conftest import ROOT, TINY, summary_plan, with_swish
 
-from featlearn.pipeline import checks, jobs
+from featlearn.pipeline import checks, jobs, result_rules
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.checks import _walk
 from featlearn.plan import load_config
@@ -64,6 +65,14 @@ def repartitions(key):
     ``test_raising_trials_reruns_no_completed_block`` pins down what such an edit reruns."""
     parts = key.split(".")
     return key == "trial_block" or (len(parts) == 3 and parts[0] == "sweeps" and parts[2] == "trials")
+
+
+def selects(key):
+    """Keys that pick a row of an activation table (``learning_rate``, ``steps``): a sweep's activation.
+    A table job that reads the row (the finite-size analysis prices new cells at the sweep's step
+    budget) but not the activation itself keeps its params where the new row holds the same value."""
+    parts = key.split(".")
+    return len(parts) == 3 and parts[0] == "sweeps" and parts[2] == "activation"
 
 
 def edited(value):
@@ -111,10 +120,15 @@ def configs():
     return out
 
 
+def params_by_output(config):
+    """{output: (params, origins)} of every compute, table and figure job (the two registries)."""
+    return jobs.params_by_output(config) | result_rules.params_by_output(config)
+
+
 def param_changes(config, key, before=None):
-    """(changed, readers, added, removed) outputs when ``key`` is edited, from the registry."""
-    before = before or jobs.params_by_output(config)
-    after = jobs.params_by_output(with_edit(config, key, edited(_leaf(config, key))))
+    """(changed, readers, added, removed) outputs when ``key`` is edited, from the registries."""
+    before = before or params_by_output(config)
+    after = params_by_output(with_edit(config, key, edited(_leaf(config, key))))
     common = before.keys() & after.keys()
     changed = {o for o in common if before[o][0] != after[o][0]}
     readers = {o for o in common if reads(before[o][1], key)}
@@ -139,7 +153,7 @@ def _leaf(config, key):
 
 @pytest.mark.parametrize("name,config", configs(), ids=[name for name, _ in configs()])
 def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, config):
-    failures, before = [], jobs.params_by_output(config)
+    failures, before = [], params_by_output(config)
     for key, _ in _walk(config):
         try:
             changed, readers, _, _ = param_changes(config, key, before)
@@ -148,7 +162,7 @@ def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, 
             if not rejected(with_edit(config, key, edited(_leaf(config, key)))):
                 failures.append((key, f"the registry fails ({error!r}), the config check accepts it"))
             continue
-        exact = changed <= readers if repartitions(key) else changed == readers
+        exact = changed <= readers if repartitions(key) or selects(key) else changed == readers
         if not exact:
             failures.append((key, sorted(changed ^ readers)[:3]))
     assert not failures, failures
@@ -185,38 +199,60 @@ def test_raising_trials_reruns_no_completed_block():
 
 
 def test_seed_reruns_every_job_that_draws_on_purpose():
-    """Every job with random draws reads ``seed``; the static fixed point has none, and the long run
-    takes its draws from its dataset (which reads the seed)."""
+    """Every compute job with random draws reads ``seed``; the static fixed point has none, and the
+    long run takes its draws from its dataset (which reads the seed).  Of the tables and figures,
+    exactly those whose params carry a seed (the theory models' settings, the finite-size analysis's
+    bootstrap) read it."""
     config = load_config([ROOT / "config.yaml"])
     changed, _, _, _ = param_changes(config, "seed")
+    compute = set(jobs.params_by_output(config))
     drawless = set(jobs.outputs(config, "fixed_point_model")) | set(jobs.outputs(config, "grokking_run"))
-    assert changed == set(jobs.params_by_output(config)) - drawless and EVERYTHING == {"seed"}
+    assert changed & compute == compute - drawless and EVERYTHING == {"seed"}
+    tables = result_rules.params_by_output(config)
+    assert changed - compute == {o for o, (params, _) in tables.items() if '"seed":' in json.dumps(params)}
 
 
 # --- the opt-in check against Snakemake ---------------------------------------------------------------
 
 
+def expected_reruns(rows, before, changed):
+    """The outputs Snakemake should schedule after an edit: those of the jobs whose params the edit
+    changes or that it adds (``changed``), of the jobs whose input files it changes (``rows`` after,
+    ``before`` before the edit: {output: (rule, plan, inputs, log)}), every other output of those
+    jobs (a job is named by its log) and, transitively, of every job that reads one of them."""
+    expected = set(changed) | {o for o, row in rows.items() if o in before and row[2] != before[o][2]}
+    job_outputs = {}
+    for output, (_, _, _, log) in rows.items():
+        job_outputs.setdefault(log, set()).add(output)
+    frontier = set(expected)
+    while frontier:
+        readers = {o for o, (_, _, inputs, _) in rows.items() if inputs & frontier}
+        siblings = {s for o in frontier | readers if o in rows for s in job_outputs[rows[o][3]]}
+        frontier = (readers | siblings) - expected
+        expected |= frontier
+    return expected & rows.keys()
+
+
 @pytest.mark.reruns
 def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_run, tmp_path):
+    """Every leaf key of the tiny config edited on the built tiny tree: Snakemake schedules exactly
+    the jobs, compute, table and figure alike, whose params read the key (both registries), the jobs
+    the edit adds or whose inputs it changes, and what is computed from them."""
     config = yaml.safe_load(TINY.read_text())
-    compute = {kind.rule for kind in jobs.KINDS}
     keys = [key for key, _ in _walk(config)]
+    before = summary_plan(tiny_run, TINY, logs=True)
+    assert before and all(row[1] == "no update" for row in before.values()), "the tiny tree is not built"
 
     def check(key):
         edit = with_edit(config, key, edited(_leaf(config, key)))
         path = tmp_path / f"{key}.yaml"
         path.write_text(yaml.safe_dump(edit))
-        rows = summary_plan(tiny_run, path)
+        rows = summary_plan(tiny_run, path, logs=True)
         if rows is None:
             return key, "rejected", None
         changed, _, added, _ = param_changes(config, key)
-        expected = changed | added
-        frontier = set(expected)
-        while frontier:  # compute jobs that read those outputs (a long run reads its dataset)
-            readers = {o for o, (rule, _, inputs) in rows.items() if rule in compute and inputs & frontier}
-            frontier = readers - expected
-            expected |= frontier
-        scheduled = {o for o, (rule, plan, _) in rows.items() if rule in compute and plan != "no update"}
+        expected = expected_reruns(rows, before, changed | added)
+        scheduled = {o for o, (_, plan, _, _) in rows.items() if plan != "no update"}
         return key, "ok" if scheduled == expected else "mismatch", sorted(scheduled ^ expected)[:4]
 
     with ThreadPoolExecutor(2) as pool:

@@ -440,19 +440,14 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
 
 
 def rule_scripts():
-    """{rule: script}: a compute rule's from the job registry (its rule is generated from it, in
-    workflow/rules/jobs.smk), a table or figure rule's from its entry in results.smk, every other
-    rule's read from the rule files' text."""
+    """{rule: script}: a compute rule's from the job registry, a table or figure rule's from its
+    declaration (``featlearn.pipeline.result_rules``; both generate their rules, in jobs.smk and
+    results.smk), every other rule's read from the rule files' text."""
     from featlearn.pipeline.jobs import KINDS
+    from featlearn.pipeline.result_rules import RESULT_RULES
 
     out = {kind.rule: f"{kind.script}.py" for kind in KINDS}
-    entries = (ROOT / "workflow" / "rules" / "results.smk").read_text()
-    for name, body in re.findall(
-        r'^    "(\w+)": dict\((.*?)(?=^    "\w+": dict\(|^}$)', entries, re.M | re.S
-    ):
-        script = re.search(r'script="(\w+)"', body)  # by default plot_<x> for <x>_figure, else the rule's
-        default = f"plot_{name.removesuffix('_figure')}" if name.endswith("_figure") else name
-        out[name] = (script.group(1) if script else default) + ".py"
+    out |= {entry.rule: f"{entry.script}.py" for entry in RESULT_RULES}
     for path in (ROOT / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"\n(?=rule )", path.read_text()):
             name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)

@@ -8,11 +8,12 @@ from pathlib import Path
 import yaml
 from snakemake.exceptions import WorkflowError
 
-from featlearn.pipeline import checks, kernels, manifest
+from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.deps import code_stamp, module_names
+from featlearn.pipeline.result_rules import canonical
 
 
 def memory_limit():
@@ -77,45 +78,6 @@ def kernel_cache_dir(ready):
     return os.path.splitext(ready)[0]
 
 
-def canonical(params):
-    """A dict with sorted keys, recursively: Snakemake compares params in order, so key order in a
-    config file must not make a job look changed."""
-    return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
-
-
-def sweep_tables(name):
-    """The cell table and the threshold fits of sweep ``name``."""
-    return [f"{RESULTS}/tables/{name}_cells.csv", f"{RESULTS}/tables/{name}_thresholds.csv"]
-
-
-def sweep_of_figure(stem):
-    """The sweep whose phase figure has file stem ``stem`` (stems are unique: checked)."""
-    return next(name for name, spec in config["sweeps"].items() if spec["figure"] == stem)
-
-
-def phase_title(stem):
-    s = typed.SWEEP.build(config, sweep=sweep_of_figure(stem))
-    return f"{s.activation}, y = {s.link}"
-
-
-def spectral_threshold_inputs(w):
-    """The plateau cells of the spectral-threshold scan, per activation (``cells_<activation>``)."""
-    activations = config.get("spectral_threshold", {}).get("delta", {})
-    return {f"cells_{act}": job_outputs("spectral_threshold_cell", activation=act) for act in activations}
-
-
-def prediction_inputs(sweep):
-    """The prediction tables a figure of ``sweep`` draws, if an ``escape.prediction`` model names it."""
-    predicted = {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}
-    tables = {"prediction": "escape_prediction.csv", "delta50": "delta50_prediction.csv"}
-    return {name: f"{RESULTS}/tables/{file}" for name, file in tables.items()} if sweep in predicted else {}
-
-
-def stem_constraint(rule_name):
-    """The figure stems a rule draws (from the manifest), as a wildcard constraint."""
-    return "|".join(f.stem for f in FIGURES if f.rule == rule_name) or "^$"
-
-
 def figure_files(stem):
     return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 
@@ -140,10 +102,44 @@ def report_caption(wildcards, output):
     return "\n\n".join(lines)
 
 
-def theory_inputs():
-    """Every theory model's DMFT solves and fixed point, and its referee's cells."""
-    rules = {"dmft": "dmft_model", "fixed_point": "fixed_point_model", "sim": "theory_sim_cell"}
-    return {name: job_outputs(rule) for name, rule in rules.items()}
+# The table and figure rules: inputs, outputs and params from their declarations
+# (featlearn.pipeline.result_rules).
+
+
+def result_inputs(entry):
+    """Input function of a table or figure rule: what its declaration says it reads."""
+    return lambda w: entry.inputs(config, dict(w.items()))
+
+
+def result_outputs(entry):
+    """(unnamed outputs, {name: output}) of a table or figure rule: each table in the report, each
+    figure its PDF and PNG (``figure_outputs``; none for a figure of an absent section)."""
+    positional, named = [], {}
+    for name, kind, file in entry.files(config):
+        if kind == "figure":
+            out = figure_outputs(file) if file is not None else []
+        else:
+            out = table_output(f"{RESULTS}/tables/{file}") if kind == "table" else file
+        if name is not None:
+            named[name] = out
+        else:
+            positional += out if kind == "figure" else [out]
+    return positional, named
+
+
+@functools.cache
+def _result_params(rule, wildcards):
+    return result_rules.RESULT_RULE[rule].params_of(config, dict(wildcards))[0]
+
+
+def result_params(entry):
+    """A table or figure rule's params, one input function each (of the wildcards only: Snakemake
+    compares their values to decide reruns), resolved once per job from their declared sources."""
+
+    def param(name):
+        return lambda w: _result_params(entry.rule, tuple(sorted(w.items())))[name]
+
+    return {name: param(name) for name in entry.params}
 
 
 # The compute jobs: paths, settings and resources from the job registry (featlearn.pipeline.jobs).
@@ -200,87 +196,9 @@ def job_outputs(rule, **match):
     return registry.outputs(config, rule, **match)
 
 
-def prediction_entry(kind, what, level, **tables):
-    """The RESULT_RULES entry comparing ``escape.<kind>``'s predictions with the sweeps: per model
-    its cells, its sweep's cell table and fits; the ``tables`` ({output: file name}) and the figure
-    ``extra_escape_<kind>``; the models' settings and the level its script reads them at."""
-    table = {"prediction": typed.PREDICTION, "two_stage": typed.TWO_STAGE}[kind]
-
-    def inputs(w):
-        out = {}
-        for model, spec in config["escape"][kind]["models"].items():
-            out[f"cells_{model}"] = job_outputs(f"escape_{kind}_cell", model=model)
-            out[f"sweep_{model}"], out[f"fits_{model}"] = sweep_tables(spec["sweep"])
-        return out
-
-    return dict(
-        what=f"{what}: tables and figure",
-        inputs=inputs,
-        input=dict(theory=f"{RESULTS}/tables/theory_thresholds.csv"),
-        output=dict(
-            **{name: table_output(f"{RESULTS}/tables/{file}") for name, file in tables.items()},
-            figure=figure_outputs(f"extra_escape_{kind}"),
-        ),
-        log=f"escape/{kind}_table",
-        params=dict(
-            models=lambda w: canonical(config["escape"][kind]["models"]),
-            settings=lambda w: {m: table.build(config, model=m).asdict() for m in config["escape"][kind]["models"]},
-            tolerance=config["escape"]["prediction"]["tolerance"],
-            level=level,
-        ),
-        local=False,
-    )
-
-
-def finite_size_inputs(w):
-    """Per model its sweep's cell table; the theory thresholds for delta_NN(inf)."""
-    models = config["finite_size"]["models"]
-    out = {f"cells_{m}": sweep_tables(spec["sweep"])[0] for m, spec in models.items()}
-    return out | {"theory": f"{RESULTS}/tables/theory_thresholds.csv"}
-
-
-def design_sweeps():
-    """{design: sweep} of the sweeps that name a design (``sweeps.<name>.design``)."""
-    return {spec["design"]: name for name, spec in config["sweeps"].items() if "design" in spec}
-
-
-def design_settings_params():
-    """Each design's settings (as its theory job reads them), for the design table's columns."""
-    names = config.get("design", {}).get("designs", {})
-    return {name: typed.DESIGN.build(config, design=name).asdict() for name in names}
-
-
-def design_inputs(w):
-    """Every design's theory, the family's minimum (if any) and the threshold table of each sweep
-    that names a design."""
-    out = {"theory": job_outputs("design_theory"), "family": job_outputs("design_family")}
-    return out | {"thresholds": [sweep_tables(sweep)[1] for sweep in design_sweeps().values()]}
-
-
-def finite_size_grids():
-    """{sweep: {d: the δ run at d}} of the finite-size models' sweeps (``settings.sweep_deltas``)."""
-    sweeps = {spec["sweep"] for spec in config["finite_size"]["models"].values()}
-    return {s: {d: list(typed.sweep_deltas(config, s, d)) for d in config["sweeps"][s]["d"]} for s in sorted(sweeps)}
-
-
-def finite_size_pricing():
-    """Per finite-size model, what prices new cells of its sweep (``resources.sweep_core_hours``):
-    the sweep's dtype, step budget and width, and ``budget_scale_d``; and its test samples, for the
-    memory per job (``resources.gd_cell_mem_mb``)."""
-    out = {}
-    for model, spec in config["finite_size"]["models"].items():
-        s = typed.SWEEP.build(config, sweep=spec["sweep"])
-        out[model] = {"dtype": s.dtype, "steps": s.steps, "m": s.m, "budget_scale_d": config["budget_scale_d"]}
-        out[model]["n_test"] = s.n_test
-    return canonical(out)
-
-
 def claims_inputs(w):
-    """The results the claims read: their tables (``manifest.claim_tables``) and the first long run."""
-    return {
-        "tables": [f"{RESULTS}/tables/{name}" for name in manifest.claim_tables(config)],
-        "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
-    }
+    """The results the claims read (``result_rules.claims_inputs``)."""
+    return result_rules.claims_inputs(config)
 
 
 def index_groups():

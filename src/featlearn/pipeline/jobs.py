@@ -75,7 +75,7 @@ class Kind:
         extra = {name: typed.resolve(config, name, source, x) for name, source in self.extra.items()}
         origins = [*(s.origin.get(name) for name in s.field_names()), *(key for _, key in extra.values())]
         params = {"settings": s.asdict(), **{name: value for name, (value, _) in extra.items()}}
-        return params, {key for o in origins if o for key in ((o,) if isinstance(o, str) else o)}
+        return params, typed.origin_keys(origins)
 
     def output(self, **wildcards):
         return f"{RESULTS}/{self.path.format(**wildcards)}{self.suffix}"

@@ -45,7 +45,7 @@ class TableEntry:
 
     def names(self, config):
         """The file names of this table in ``config``'s build (none without its section)."""
-        if self.section and not _section(config, self.section):
+        if self.section and not section_of(config, self.section):
             return []
         values = {
             "sweep": list(config["sweeps"]),
@@ -56,7 +56,7 @@ class TableEntry:
         return [self.name.format(**{field: v}) for v in values[field]] if field else [self.name]
 
 
-def _section(config, dotted):
+def section_of(config, dotted):
     """The config section at the dotted path (None where it is absent or empty)."""
     node = config
     for part in dotted.split("."):
@@ -84,7 +84,7 @@ def figures(config):
     phase figure per sweep."""
     out = []
     for f in FIXED:
-        node = _section(config, f.section) if f.section else {}
+        node = section_of(config, f.section) if f.section else {}
         if f.section and not node:
             continue
         stems = list(node) if f.stem == "{name}" else [f.stem.format(stem=node.get("stem"))]

@@ -97,6 +97,12 @@ def resolve(config, name, source, context):
     return lookup(config, *(key.format(**context) for key in keys))
 
 
+def origin_keys(origins):
+    """The config keys of ``origins`` (each an origin of :func:`resolve`: a key, a tuple of keys or
+    None), as a set."""
+    return {key for o in origins if o for key in ((o,) if isinstance(o, str) else o)}
+
+
 def frozen(value):
     """Lists from YAML as tuples (hashable, immutable)."""
     return tuple(frozen(v) for v in value) if isinstance(value, list | tuple) else value
