@@ -204,11 +204,10 @@ def job_counts(output):
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
 
 
-def summary_plan(workdir, configfile, logs=False):
+def summary_plan(workdir, configfile):
     """{output: (rule, plan, inputs)} of every output of the DAG under ``configfile``, from Snakemake's
-    ``--detailed-summary`` (without a lock: several may read one tree), with the job's log files as a
-    fourth element if ``logs`` (they name the job: every rule writes a log); None for a config the
-    schema or the checks reject."""
+    ``--detailed-summary`` (without a lock: several may read one tree); None for a config the schema
+    or the checks reject."""
     proc = subprocess.run(
         ["snakemake", "--cores", "1", "--nolock", "--detailed-summary", "--configfile", str(configfile)],
         cwd=workdir,
@@ -219,7 +218,7 @@ def summary_plan(workdir, configfile, logs=False):
     if proc.returncode != 0:
         return None
     rows = [line.split("\t") for line in proc.stdout.splitlines()[1:] if "\t" in line]
-    return {row[0]: (row[2], row[7], set(row[4].split(",")), *([row[3]] if logs else [])) for row in rows}
+    return {row[0]: (row[2], row[7], set(row[4].split(","))) for row in rows}
 
 
 def settings_reads(path):

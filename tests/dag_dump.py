@@ -2,6 +2,7 @@
 
     python tests/dag_dump.py OUT.json [--configfile config.yaml workflow/configs/design.yaml ...]
     python tests/dag_dump.py --shipped DIR      # every shipped config: DIR/<config>.json
+    python tests/dag_dump.py OUT.json --plan [--configfile ...]   # what this tree would run
 
 Run in a workflow folder (the repository root or a copy).  Snakemake parses the workflow, builds the
 DAG of every rule's targets with ``--forceall`` semantics (so an up-to-date tree dumps the same
@@ -92,18 +93,23 @@ def rule_scripts(workflow):
         workflow.globals["script"] = saved
 
 
-def dump(out, configfiles):
+def dump(out, configfiles, plan=False):
     """Build the DAG of every target of ``configfiles`` (Snakemake's ``--configfile``) in this folder
-    and write its jobs' records to ``out``."""
+    and write its jobs' records to ``out``; with ``plan``, the DAG of what is to be done on this
+    tree (not ``--forceall``), each record with ``needrun``: whether Snakemake schedules the job."""
     import snakemake.api  # noqa: F401  (imports snakemake.workflow without a cycle)
     import snakemake.workflow
     from snakemake.cli import main
 
     def record(workflow):
-        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
+        workflow._prepare_dag(forceall=not plan, ignore_incomplete=True, lock_warn_only=True, nolock=plan)
         workflow._build_dag()
+        planned = (
+            job_record(job) | ({"needrun": workflow.dag.needrun(job)} if plan else {})
+            for job in workflow.dag.jobs
+        )
         jobs = sorted(
-            (job_record(job) for job in workflow.dag.jobs),
+            planned,
             key=lambda r: (r["rule"], sorted(r["wildcards"].items())),
         )
         record = {"rules": rule_scripts(workflow), "jobs": jobs}
@@ -147,5 +153,7 @@ if __name__ == "__main__":
     if args[:1] == ["--shipped"]:
         dump_shipped(args[1])
         sys.exit()
+    plan = "--plan" in args
+    args = [a for a in args if a != "--plan"]
     configs = args[args.index("--configfile") + 1 :] if "--configfile" in args else []
-    dump(args[0], configs)
+    dump(args[0], configs, plan)
