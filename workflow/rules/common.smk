@@ -13,7 +13,7 @@ from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.deps import code_stamp, module_names
-from featlearn.pipeline.result_rules import canonical
+from featlearn.pipeline.result_rules import canonical, figure_files
 
 
 def memory_limit():
@@ -76,10 +76,6 @@ def kernel_cache_dir(ready):
     script's kernel (e.g. a fastmath caller) would otherwise be cached with that context's code, and
     results would depend on which warm-up ran first."""
     return os.path.splitext(ready)[0]
-
-
-def figure_files(stem):
-    return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 
 
 REPORT_CAPTION = "../report/caption.rst"

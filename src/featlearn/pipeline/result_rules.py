@@ -82,9 +82,7 @@ class ResultRule:
     def first_output(self, config, w):
         """The first file a job at ``w`` writes (its key in ``params_by_output``)."""
         _, kind, file = self.files(config)[0]
-        path = (
-            f"{RESULTS}/figures/{file}.pdf" if kind == "figure" else table(file) if kind == "table" else file
-        )
+        path = figure_files(file)[0] if kind == F else table(file) if kind == T else file
         return path.format(**w)
 
 
@@ -93,6 +91,11 @@ class ResultRule:
 
 def table(name):
     return f"{RESULTS}/tables/{name}"
+
+
+def figure_files(stem):
+    """A figure's PDF and PNG."""
+    return [f"{RESULTS}/figures/{stem}.pdf", f"{RESULTS}/figures/{stem}.png"]
 
 
 def sweep_tables(name):
@@ -156,9 +159,15 @@ def canonical_key(key):
     return lambda config, w: (canonical(typed.lookup(config, key)[0]), key)
 
 
-def _optional_canonical(section, key):
-    """``canonical_key(f"{section}.{key}")``, or {} from no key without ``section``."""
-    return lambda config, w: canonical_key(f"{section}.{key}")(config, w) if section in config else ({}, None)
+def _optional_canonical(key):
+    """The config value at the dotted ``key`` with sorted keys (:func:`canonical`), or {} from no key
+    where the config lacks it (an overlay's section)."""
+
+    def source(config, w):
+        value = manifest.section_of(config, key)
+        return (canonical(value), key) if value else ({}, None)
+
+    return source
 
 
 def _settings(table_of, names):
@@ -194,13 +203,7 @@ def _n_paths(config, w):
 def _key_set(section):
     """The sorted keys of a config mapping: from no leaf value (an edit of one adds or removes jobs)."""
 
-    def source(config, w):
-        node = config
-        for part in section.split("."):
-            node = (node or {}).get(part, {})
-        return sorted(node), None
-
-    return source
+    return lambda config, w: (sorted(manifest.section_of(config, section) or {}), None)
 
 
 def _prediction_settings(kind):
@@ -212,10 +215,6 @@ def _design_settings(config, w):
     """Each design's settings (as its theory job reads them), for the design table's columns."""
     names = config.get("design", {}).get("designs", {})
     return _settings(lambda d: typed.DESIGN, lambda c: {d: {"design": d} for d in names})(config, w)
-
-
-def _design(config, w):
-    return canonical(config.get("design", {})), "design" if config.get("design") else None
 
 
 def _design_swept(config, w):
@@ -328,9 +327,9 @@ def _per(section, wildcard):
     return lambda config: [{wildcard: name} for name in typed.lookup(config, section)[0]]
 
 
-def _when(section, jobs_of=_one_job):
-    """Jobs only where the config has ``section`` (a dotted path)."""
-    return lambda config: jobs_of(config) if manifest.section_of(config, section) else []
+def _when(section):
+    """One job where the config has ``section`` (a dotted path), none without it."""
+    return lambda config: [{}] if manifest.section_of(config, section) else []
 
 
 def figure(rule, **fields):
@@ -505,8 +504,8 @@ RESULT_RULES = (
         outputs=(("table", T, "conventions.csv"), ("scans", T, "convention_scans.csv"),
                  ("figure", F, "extra_conventions")),
         log="conventions/table", jobs=_when("conventions"),
-        params={"conventions": _conventions, "paper": _optional_canonical("conventions", "paper"),
-                "tolerance": _optional_canonical("conventions", "tolerance")},
+        params={"conventions": _conventions, "paper": _optional_canonical("conventions.paper"),
+                "tolerance": _optional_canonical("conventions.tolerance")},
     ),
     # finite-size analysis of the GD thresholds (docs/finite_size.md): delta50(d) per model, the laws of
     # its growth by the joint likelihood of every cell, what they decide about d -> inf
@@ -540,7 +539,7 @@ RESULT_RULES = (
         "(an overlay for pass 2)",
         inputs=lambda config, w: {"theory": jobs.outputs(config, "design_theory")},
         outputs=((None, FILE, f"{RESULTS}/design/design_sweeps.yaml"),), log="design/sweeps",
-        params={"design": _design, "settings": _design_settings}, jobs=_when("design"),
+        params={"design": _optional_canonical("design"), "settings": _design_settings}, jobs=_when("design"),
     ),
     ResultRule(
         rule="design_table", what="Design table and figure",
@@ -550,7 +549,8 @@ RESULT_RULES = (
         outputs=(("table", T, "design.csv"),
                  ("figure", F, lambda config: config["design"]["stem"] if config.get("design") else None)),
         log="design/table", jobs=_when("design"),
-        params={"design": _design, "settings": _design_settings, "swept": _design_swept},
+        params={"design": _optional_canonical("design"), "settings": _design_settings,
+                "swept": _design_swept},
     ),
     # stage 3: cell summaries and threshold fits
     ResultRule(
