@@ -1,0 +1,106 @@
+"""docs/extending.md, the worked example, applied to a copy of the workflow and built there.
+
+The page's edits are read from the page itself (each code block after an ``<!-- example: … -->``
+comment), so the page cannot drift from the code: if an anchor moves, a declaration changes shape
+or the example stops building, this fails.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "extending.md"
+EDIT = re.compile(
+    r'<!-- example: (new|append|insert) (\S+)(?: (before|after) ("[^\n]*"))? -->\n```\w*\n(.*?)```', re.S
+)
+
+
+def example_edits(page=PAGE):
+    """[(action, path, where, anchor, text)] of the page's example blocks, in page order."""
+    return [
+        (action, path, where, json.loads(anchor) if anchor else None, text)
+        for action, path, where, anchor, text in EDIT.findall(page.read_text(encoding="utf-8"))
+    ]
+
+
+def apply_edit(root, action, path, where, anchor, text):
+    """Apply one example block to the tree at ``root``: a new file, an appended block, or a block
+    inserted before or after an anchor that occurs exactly once in the file."""
+    target = root / path
+    if action == "new":
+        assert not target.exists(), f"{path} already exists"
+        target.write_text(text, encoding="utf-8")
+        return
+    old = target.read_text(encoding="utf-8")
+    if action == "append":
+        target.write_text(old + ("" if old.endswith("\n") else "\n") + text, encoding="utf-8")
+        return
+    assert old.count(anchor) == 1, f"the anchor {anchor!r} occurs {old.count(anchor)} times in {path}"
+    at = old.index(anchor) + (len(anchor) if where == "after" else 0)
+    target.write_text(old[:at] + text + old[at:], encoding="utf-8")
+
+
+def files_touched(edits):
+    return sorted({path for _, path, *_ in edits})
+
+
+def test_the_page_lists_exactly_the_files_its_example_touches():
+    edits, page = example_edits(), PAGE.read_text(encoding="utf-8")
+    listed = re.findall(r"^\| \d+ \| `([^`]+)`", page, re.M)
+    assert sorted(listed) == files_touched(edits)
+    assert f"That is {len(listed)} files, {sum(a == 'new' for a, *_ in edits)} of them new." in page
+
+
+def test_every_anchor_of_the_example_occurs_once():
+    for action, path, _, anchor, _ in example_edits():
+        assert (ROOT / path).exists() != (action == "new"), path
+        if anchor is not None:
+            assert (ROOT / path).read_text(encoding="utf-8").count(anchor) == 1, (path, anchor)
+
+
+@pytest.fixture(scope="module")
+def extended(tmp_path_factory):
+    """A copy of the tracked tree with the page's example applied."""
+    root = tmp_path_factory.mktemp("extended")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, root / name)
+    for edit in example_edits():
+        apply_edit(root, *edit)
+    return root
+
+
+def _run(root, *args, timeout=900):
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    out = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.mark.builds
+def test_the_worked_example_builds_and_passes_the_workflow_checks(extended):
+    """The example's table and figure build from the new kind's cells; the copy passes the manifest,
+    README, script and key-by-key rerun checks of the default config, and Snakemake's lint."""
+    targets = ["results/tables/budget_overlap.csv", "results/figures/extra_budget_overlap.pdf"]
+    _run(extended, sys.executable, "-m", "snakemake", "--cores", "2", *targets)
+    rows = (extended / targets[0]).read_text().splitlines()
+    assert rows[0].startswith("d,delta,trials,rho_mean,rho_se,loss_mean")
+    assert len(rows) == 1 + 4  # one row per delta of the page's section
+    assert (extended / "results/figures/extra_budget_overlap.png").stat().st_size > 0
+    _run(extended, sys.executable, "-m", "snakemake", "--lint")
+    checks = [
+        "tests/test_manifest.py",
+        "tests/test_pipeline.py::test_readme_figure_table_is_the_manifest",
+        "tests/test_workflow.py::test_every_rule_runs_the_script_it_declares",
+        "tests/test_reruns.py::test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key[config.yaml]",
+    ]
+    _run(extended, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *checks)
