@@ -29,7 +29,7 @@ import yaml
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
 from featlearn.model import hessian_spectrum as hessian
-from featlearn.pipeline.settings import SWEEP
+from featlearn.pipeline.jobs import settings_of
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_GRAD = 1e-6
@@ -83,7 +83,8 @@ def main():
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     rows = []
     for name, d, delta in parse_cells(args.cells):
-        settings = replace(SWEEP.build(config, sweep=name), experiment="early-certificate-validation")
+        built = settings_of("sweep_block", config, sweep=name)
+        settings = replace(built, experiment="early-certificate-validation")
         for trial in range(args.trials):
             ref, ref_s = timed(reference_run, settings, d, delta, trial, args.cap)
             (early, cert), early_s = timed(early_run, settings, d, delta, trial, args.cap)

@@ -13,6 +13,7 @@ from featlearn.gd import trials
 from featlearn.model.activations import evaluate
 from featlearn.model.links import get_link
 from featlearn.model.population import population_risk
+from featlearn.pipeline import jobs
 from featlearn.pipeline import settings as typed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,12 +35,12 @@ def test_a_loss_scale_is_exactly_a_learning_rate_scale():
         scaled={"link": "square", "loss_normalisation": "second_moment"}, plain={"link": "square"}
     )
     # (certified stopping reads the *scaled* gradient, so it is off here)
-    scaled = typed.CONVENTION_SCAN.build(config, convention="scaled", activation="gelu")
+    scaled = jobs.settings_of("convention_scan", config, convention="scaled", activation="gelu")
     scaled = type(scaled)(**{**scaled.asdict(), "certify_check_grad": None, "steps": 400})
     data, _ = trials.trial_setup(scaled, 60, 6.0, 0)
     s = 1.0 / np.mean(data["y"] ** 2)
     assert trials.loss_scale(scaled, data["y"]) == pytest.approx(s)
-    plain = typed.CONVENTION_SCAN.build(config, convention="plain", activation="gelu")
+    plain = jobs.settings_of("convention_scan", config, convention="plain", activation="gelu")
     plain = type(plain)(**{**plain.asdict(), "certify_check_grad": None, "steps": 400, "lr": plain.lr * s})
     a, b = _trajectory(scaled), _trajectory(plain)
     assert np.allclose(a.rho, b.rho, rtol=1e-9, atol=1e-12)
@@ -54,7 +55,7 @@ def test_each_convention_key_reaches_the_trial():
         wide={"a": 2.0, "b": -1.0, "r0": 0.1, "lr_factor": 2.0, "steps_factor": 4.0},
     )
     base, square, wide = (
-        typed.CONVENTION_SCAN.build(config, convention=n, activation="gelu")
+        jobs.settings_of("convention_scan", config, convention=n, activation="gelu")
         for n in ("base", "square", "wide")
     )
     (data0, net0), (data1, _), (_, net2) = (trials.trial_setup(s, 80, 5.0, 0) for s in (base, square, wide))

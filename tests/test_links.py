@@ -16,7 +16,7 @@ from featlearn.model import link_expressions, links
 from featlearn.model.catalogue import ExpressionError, derivatives
 from featlearn.model.links import BUILT_IN, get_link
 from featlearn.pipeline import checks, jobs
-from featlearn.pipeline.settings import SWEEP
+from featlearn.pipeline.jobs import settings_of
 from featlearn.spectral import method as spectral
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
@@ -239,7 +239,7 @@ def with_link(config, key_path, value):
 def test_a_link_expression_passes_the_checks_and_changes_only_its_sweeps_params():
     config = with_link(TINY_CONFIG, ("sweeps", "gelu", "link"), HE3)
     checks.check_config(config)
-    assert SWEEP.build(config, sweep="gelu").link == HE3
+    assert settings_of("sweep_block", config, sweep="gelu").link == HE3
     before, after = jobs.params_by_output(TINY_CONFIG), jobs.params_by_output(config)
     changed = {out for out in before if before[out] != after[out]}
     assert changed == set(jobs.outputs(config, "sweep_block", sweep="gelu"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from featlearn.pipeline import manifest, resources, settings
+from featlearn.pipeline import jobs, manifest, resources, settings
 from featlearn.pipeline.deps import module_closure, module_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def test_closure_follows_relative_absolute_and_nested_imports(tmp_path):
 
 
 def test_settings_round_trip_and_are_frozen():
-    s = settings.SWEEP.build(CONFIG, sweep="gelu")
+    s = jobs.settings_of("sweep_block", CONFIG, sweep="gelu")
     again = settings.SweepSettings.from_dict(s.asdict())
     assert again == s and list(again.asdict()) == list(s.asdict())
     with pytest.raises(FrozenInstanceError):
@@ -52,10 +52,10 @@ def test_settings_round_trip_and_are_frozen():
 
 
 def test_settings_merge_defaults_activation_tables_and_overrides():
-    s = settings.SWEEP.build(CONFIG, sweep="gelu_m2")
+    s = jobs.settings_of("sweep_block", CONFIG, sweep="gelu_m2")
     assert (s.lr, s.m, s.steps, s.dtype) == (2.0, 2, CONFIG["steps"]["gelu"], CONFIG["defaults"]["dtype"])
     assert s.origin["lr"] == "sweeps.gelu_m2.lr" and s.origin["steps"] == "steps.gelu"
-    plateau = settings.PLATEAU.build(CONFIG, activation="quad")
+    plateau = jobs.settings_of("hessian_cell", CONFIG, activation="quad")
     assert plateau.dtype == "float64" and plateau.lr == CONFIG["learning_rate"]["quad"]
 
 
@@ -63,24 +63,25 @@ def test_the_step_budget_grows_with_d_above_budget_scale_d():
     """steps·d/budget_scale_d above the reference d, the sweep's own budget at and below it (every
     quick-run cell), with the key in the origin only where it acts."""
     reference, steps = CONFIG["budget_scale_d"], CONFIG["steps"]["quad"]
-    at = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(reference))
-    above = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(4 * reference))
-    odd = settings.SWEEP.build(CONFIG, sweep="quad", block="0", d=str(reference + 1))
+    at = jobs.settings_of("sweep_block", CONFIG, sweep="quad", block="0", d=str(reference))
+    above = jobs.settings_of("sweep_block", CONFIG, sweep="quad", block="0", d=str(4 * reference))
+    odd = jobs.settings_of("sweep_block", CONFIG, sweep="quad", block="0", d=str(reference + 1))
     assert at.steps == steps and at.origin["steps"] == "steps.quad"
     assert above.steps == 4 * steps and above.origin["steps"] == ("steps.quad", "budget_scale_d")
     assert odd.steps == -(-steps * (reference + 1) // reference)  # rounded up
     fixed = {**CONFIG, "budget_scale_d": None}
-    assert settings.SWEEP.build(fixed, sweep="quad", block="0", d=str(4 * reference)).steps == steps
+    unscaled = jobs.settings_of("sweep_block", fixed, sweep="quad", block="0", d=str(4 * reference))
+    assert unscaled.steps == steps
 
 
 def test_unsupported_options_name_their_config_key():
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["defaults"]["loss_normalisation"] = "variance"
-    assert settings.SWEEP.build(config, sweep="gelu").unsupported() == []  # GD sweeps implement it
-    [(key, message)] = settings.PLATEAU.build(config, activation="gelu").unsupported()
+    assert jobs.settings_of("sweep_block", config, sweep="gelu").unsupported() == []  # GD sweeps implement it
+    [(key, message)] = jobs.settings_of("hessian_cell", config, activation="gelu").unsupported()
     assert key == "defaults.loss_normalisation" and "the Plateau jobs" in message
     config["theory"]["models"]["quad"]["a"] = [1.0]
-    keys = [k for k, _ in settings.THEORY_MODEL.build(config, model="quad").unsupported()]
+    keys = [k for k, _ in jobs.settings_of("dmft_model", config, model="quad").unsupported()]
     assert "theory.models.quad.a" in keys
 
 
@@ -92,14 +93,14 @@ def test_a_trained_second_layer_is_a_sweep_option_refused_elsewhere():
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     del config["defaults"]["train"]
-    assert settings.SWEEP.build(config, sweep="gelu").train == ("theta",)
+    assert jobs.settings_of("sweep_block", config, sweep="gelu").train == ("theta",)
     config["sweeps"]["gelu"]["train"] = ["theta", "a", "b"]
-    sweep = settings.SWEEP.build(config, sweep="gelu")
+    sweep = jobs.settings_of("sweep_block", config, sweep="gelu")
     assert sweep.train == ("theta", "a", "b") and sweep.unsupported() == []
     config["defaults"]["train"] = ["theta", "b"]
-    [(key, message)] = settings.THEORY_MODEL.build(config, model="gelu").unsupported()
+    [(key, message)] = jobs.settings_of("dmft_model", config, model="gelu").unsupported()
     assert key == "defaults.train" and "the TheoryModel jobs" in message
-    assert settings.PLATEAU.build(config, activation="gelu").unsupported()[0][0] == "defaults.train"
+    assert jobs.settings_of("hessian_cell", config, activation="gelu").unsupported()[0][0] == "defaults.train"
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     bad = {**CONFIG, "defaults": {**CONFIG["defaults"], "train": ["a", "b"]}}
     assert schema_error(bad, schema).key == "defaults.train"
@@ -110,10 +111,10 @@ def test_huber_loss_is_a_sweep_and_designer_option_refused_elsewhere():
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["sweeps"]["gelu"]["huber"] = 1.0
-    assert settings.SWEEP.build(config, sweep="gelu").huber == 1.0
-    assert settings.SWEEP.build(config, sweep="gelu").unsupported() == []
+    assert jobs.settings_of("sweep_block", config, sweep="gelu").huber == 1.0
+    assert jobs.settings_of("sweep_block", config, sweep="gelu").unsupported() == []
     config["defaults"]["huber"] = 0.5
-    [(key, message)] = settings.FIXED_POINT_MODEL.build(config, model="gelu").unsupported()
+    [(key, message)] = jobs.settings_of("fixed_point_model", config, model="gelu").unsupported()
     assert key == "defaults.huber" and "designs" in message
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     assert (
@@ -127,12 +128,15 @@ def test_a_sweep_on_another_loss_than_the_square_loss_reads_no_kantorovich_safet
     floor rule (M14) alone stops them), kept for the square loss, named or by default."""
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["losses"] = {"logcosh": "log(cosh(e))"}
-    kept = settings.SWEEP.build(config, sweep="gelu").certify_safety
+    kept = jobs.settings_of("sweep_block", config, sweep="gelu").certify_safety
     assert kept is not None
     for edit, safety in (({"huber": 1.0}, None), ({"loss": "logcosh"}, None), ({"loss": "square"}, kept)):
         sweep = {**config["sweeps"]["gelu"], **edit}
         assert (
-            settings.SWEEP.build({**config, "sweeps": {"gelu": sweep}}, sweep="gelu").certify_safety == safety
+            jobs.settings_of(
+                "sweep_block", {**config, "sweeps": {"gelu": sweep}}, sweep="gelu"
+            ).certify_safety
+            == safety
         )
 
 
@@ -280,7 +284,9 @@ def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
         "d": settings.fixed(100),
         "twice": lambda c, x: (2 * x["m"], ("runs", "m")),
     }
-    a = settings.Table(cls, "runs.{run}", "run_{run}", sources).build(config, run="a")
+    table = {"conventions_from": "runs.{run}", "experiment": "run_{run}", "sources": sources}
+    table = {"conventions_from": "runs.{run}", "experiment": "run_{run}", "sources": sources}
+    a = settings.build(cls, config, {"run": "a"}, **table)
     assert a.asdict() == dict(zip(names, (7, "run_a", "relu", 2.0, 10, 3, None, 100, 6), strict=True))
     assert a.origin == {
         "seed": "seed",
@@ -292,5 +298,5 @@ def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
         "twice": ("runs", "m"),
     }
     with pytest.raises(KeyError, match="runs.b.lr, learning_rate.tanh"):  # tanh has no η anywhere
-        settings.Table(cls, "runs.{run}", "run_{run}", sources).build(config, run="b")
+        settings.build(cls, config, {"run": "b"}, **table)
     assert settings.convention(config, "m", {"section": "runs.b"}) == (1, "defaults.m")

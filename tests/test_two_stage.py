@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from featlearn.pipeline import settings
+from featlearn.pipeline import jobs
 from featlearn.theory import two_stage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +70,7 @@ def test_two_stage_cell_end_to_end():
         "m0": [0.05, 0.2, 0.8],
         "models": {"gelu": {"sweep": "gelu", "delta": [6.0, 8.0]}},
     }
-    s = replace(settings.TWO_STAGE.build(config, model="gelu"), d=(250, 1000))
+    s = replace(jobs.settings_of("escape_two_stage_cell", config, model="gelu"), d=(250, 1000))
     cell = two_stage.two_stage_cell(s, 8.0, log=lambda *_: None)
     assert cell["final_rho"].shape == (2, 3) and cell["p_success"].shape == (2, 2)
     assert np.all(np.diff(cell["final_rho"], axis=1) > 0)

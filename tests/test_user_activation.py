@@ -141,10 +141,10 @@ for got, want in zip(evaluate("swish", z), closed, strict=True):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 from featlearn.gd import trials
-from featlearn.pipeline.settings import SWEEP
+from featlearn.pipeline.jobs import settings_of
 
 config = yaml.safe_load(open(sys.argv[1]))
-s = SWEEP.build(config, sweep="swish")
+s = settings_of("sweep_block", config, sweep="swish")
 settings = replace(s, steps=30, n_test=100, dtype="float64", record_points=10)
 traj = trials.run_trial(settings, 40, 4.0, 0)
 assert settings.m == 1 and settings.activation == "swish"

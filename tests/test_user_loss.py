@@ -19,7 +19,7 @@ from featlearn.model.catalogue import BUILT_IN_LOSSES, ExpressionError, config_k
 from featlearn.model.compiled import LOSSES
 from featlearn.model.kernel_choice import MODEL_KERNEL_ENV
 from featlearn.model.loss import loss_of
-from featlearn.pipeline import checks, kernels, settings
+from featlearn.pipeline import checks, jobs, kernels
 
 USER_LOSSES = {"logcosh": LOGCOSH, "pseudo_huber": "sqrt(1 + e**2) - 1", "quartic": "e**2/2 + e**4/4"}
 
@@ -111,9 +111,9 @@ def test_huber_as_a_named_loss_is_huber_with_its_threshold():
     sweep = config["sweeps"]["gelu_logcosh"]
     sweep.update(loss="huber", huber=0.5)
     checks.check_config(config)
-    named = loss_of(settings.SWEEP.build(config, sweep="gelu_logcosh"))
+    named = loss_of(jobs.settings_of("sweep_block", config, sweep="gelu_logcosh"))
     sweep["loss"] = None
-    implied = loss_of(settings.SWEEP.build(config, sweep="gelu_logcosh"))
+    implied = loss_of(jobs.settings_of("sweep_block", config, sweep="gelu_logcosh"))
     assert named == implied == (LOSSES["huber"], 0.5)
 
 
@@ -132,7 +132,7 @@ from featlearn.gd import trials
 from featlearn.model import network
 from featlearn.model.compiled import LOSSES
 from featlearn.model.loss import is_square, loss_of, loss_parts, named_loss
-from featlearn.pipeline.settings import SWEEP
+from featlearn.pipeline.jobs import settings_of
 from featlearn.theory import dmft
 from featlearn.theory.fixed_point import FixedPointSolver
 
@@ -176,7 +176,7 @@ res = dmft.solve("gelu", "he2", 8.0, 1.0, 5, 4000, ("test", "logcosh"), loss=log
 assert np.all(np.isfinite(res.norm2)) and res.train_loss[5] < res.train_loss[0]
 
 config = yaml.safe_load(open(sys.argv[1]))
-settings = SWEEP.build(config, sweep="gelu_logcosh")
+settings = settings_of("sweep_block", config, sweep="gelu_logcosh")
 settings = replace(settings, steps=40, n_test=100, dtype="float64", record_points=10)
 assert loss_of(settings) == logcosh and not is_square(loss_of(settings))
 traj = trials.run_trial(settings, 40, 4.0, 0)

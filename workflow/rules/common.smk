@@ -172,7 +172,7 @@ def job_params(kind):
     def param(name):
         return lambda w: kind.params(config, w)[0][name]
 
-    params = {name: param(name) for name in ("settings", *kind.extra)}
+    params = {name: param(name) for name in ("settings", *kind.param_names())}
     if kind.warm:
         params["cache_dir"] = lambda w, input: kernel_cache_dir(input.cache)
     return params

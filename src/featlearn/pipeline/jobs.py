@@ -6,16 +6,19 @@ A :class:`Kind` (keyword arguments only) says, for one rule that computes (a GD 
   ``results/<path><suffix>``, the log ``results/logs/<path>.log`` and the benchmark
   ``results/benchmarks/<path>.tsv``;
 * ``cells``: the wildcards of every job the config asks for (strings, as Snakemake sees them);
-* ``settings``: the :class:`~featlearn.pipeline.settings.Table` that fills the typed settings one
-  job reads from the config (its ``asdict()`` is the job's ``params.settings``, which Snakemake
-  compares to decide reruns);
-* ``extra``: the other values its code reads (``params.<name>``), each from a source of the same
-  kind as a settings field (``settings.resolve``: a config key pattern over the wildcards, or a
-  function giving the value and its key), so that every param has its origin;
+* ``settings``: the typed settings class its code reads (``featlearn.pipeline.settings``; several
+  kinds may share one), and where each field comes from: ``conventions_from``, the config section
+  whose keys override ``defaults`` for every convention (a pattern over the wildcards; the
+  convention rules are ``settings.convention``), and ``sources``, the source of each other field
+  (``settings.resolve``: a config key pattern over the wildcards, or a function giving the value
+  and its key).  The settings' ``asdict()`` is the job's ``params.settings``, which Snakemake
+  compares to decide reruns; ``experiment`` names the job's draws (a seed stream of its own);
+* ``sources`` also names every other value its code reads: a name that is not a settings field is
+  a param of its own (``params.<name>``), from a source of the same kind, so that every param has
+  its origin;
 * ``cost``: its memory (MB) and upper-bound runtime (seconds), a function of ``featlearn.pipeline.resources``;
 * ``cells_from``: the config key its cells come from (named by the memory pre-flight and the
-  config checks), a pattern over the wildcards; not the section its settings read
-  (``settings.Table.section``);
+  config checks), a pattern over the wildcards;
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs (``workflow/scripts/<script>.py``,
   by default the rule's name), says, and reads.
 
@@ -48,9 +51,12 @@ class Kind:
     rule: str
     path: str
     cells: Callable  # config -> [dict of wildcard strings]
-    settings: typed.Table  # fills the job's settings from the config
+    settings: type  # the typed settings its code reads (a ``settings.JobSettings``)
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
     cells_from: str  # the config key a cell comes from (a pattern over the wildcards)
+    conventions_from: str | None = None  # the section whose keys override ``defaults`` (a pattern)
+    experiment: str = ""  # the experiment name of its draws (a pattern over the wildcards)
+    sources: dict = field(default_factory=dict)  # param or settings field -> its source
     suffix: str = ".npz"
     script: str = ""  # workflow/scripts/<script>.py runs a job ("": the rule's name)
     what: str = ""  # what a job does (its message, followed by its wildcards)
@@ -58,21 +64,35 @@ class Kind:
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
     constraints: tuple = ()  # (wildcard, regex) besides the numeric wildcards' (NUMERIC)
     threads: str = "config"  # "config": config["threads"]; "one": 1
-    extra: dict = field(default_factory=dict)  # param -> a source of ``settings.resolve``
 
     def __post_init__(self):
         object.__setattr__(self, "script", self.script or self.rule)
 
     def build(self, config, w):
-        """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace)."""
-        return self.settings.build(config, **_as_dict(w))
+        """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace),
+        each field from its source or its convention (``settings.build``)."""
+        sources = {name: self.sources[name] for name in self.sources if name not in self.param_names()}
+        return typed.build(
+            self.settings,
+            config,
+            _as_dict(w),
+            conventions_from=self.conventions_from,
+            experiment=self.experiment,
+            sources=sources,
+        )
+
+    def param_names(self):
+        """The params its code reads besides its settings: the names of ``sources`` that are not
+        settings fields (nor conventions the settings check, ``SUPPORTED``)."""
+        fields = {*self.settings.field_names(), *self.settings.SUPPORTED}
+        return [name for name in self.sources if name not in fields]
 
     def params(self, config, w):
         """({param: value}, the config keys they come from) of the job at ``w``: ``settings`` (as a
-        dict) and the ``extra`` values (``settings.resolve``; an origin is a key, a tuple of keys or
-        None, and a list-valued key stands for its elements)."""
+        dict) and each other param (:meth:`param_names`, ``settings.resolve``; an origin is a key, a
+        tuple of keys or None, and a list-valued key stands for its elements)."""
         s, x = self.build(config, w), _as_dict(w)
-        extra = {name: typed.resolve(config, name, source, x) for name, source in self.extra.items()}
+        extra = {name: typed.resolve(config, name, self.sources[name], x) for name in self.param_names()}
         origins = [*(s.origin.get(name) for name in s.field_names()), *(key for _, key in extra.values())]
         params = {"settings": s.asdict(), **{name: value for name, (value, _) in extra.items()}}
         return params, typed.origin_keys(origins)
@@ -172,7 +192,27 @@ def _convention_scan_cells(config):
     return _grid(convention=spec["grid"], activation=spec["activations"], d=spec["d"]) if spec else []
 
 
-# --- extra params: {param: a source of ``settings.resolve``} ----------------------------------------
+# --- sources: {param or settings field: a source of ``settings.resolve``} ---------------------------
+
+_THEORY = "theory.models.{model}"
+"""The section of a theory model: its conventions override ``defaults``."""
+_ESCAPE = {
+    **typed.FLOAT64,
+    "steps": "escape.horizon",
+    **{k: f"escape.{k}" for k in ("d", "trials", "n_paths")},
+}
+"""The escape cells' GD and DMFT: in float64, over ``escape.horizon`` steps."""
+
+
+def _long_run_cost(config, w, s):
+    """A long run costs what its dataset's geometry gives (``resources.long_run``)."""
+    return resources.long_run(settings_of("grokking_dataset", config, name=w.name), s)
+
+
+def _cell_d(config, x):
+    """A cell's d (a coordinate of the cell, as a sweep's d): from no key of its own."""
+    return int(x["d"]), None
+
 
 _DESIGN_SEARCH = {"bracket": "design.search.bracket", "points": "design.search.points"}
 _LEVEL = {"level": "theory.fixed_point_level"}
@@ -222,7 +262,15 @@ KINDS = (
         rule="sweep_block",
         path="sweeps/{sweep}/d{d}_delta{delta}/block{block}",
         cells=_sweep_blocks,
-        settings=typed.SWEEP,
+        settings=typed.SweepSettings,
+        conventions_from="sweeps.{sweep}",
+        experiment="{sweep}",
+        sources={
+            "steps": typed.budget_steps,
+            "first_trial": typed.first_trial_of,
+            "trials": typed.block_trials,
+            **typed.CERTIFY,
+        },
         cost=resources.sweep_block,
         cells_from="sweeps.{sweep}",
         script="run_cell",
@@ -232,7 +280,9 @@ KINDS = (
         rule="grokking_dataset",
         path="data/{name}",
         cells=lambda c: _grid(name=c["grokking"]),
-        settings=typed.DATASET,
+        settings=typed.DatasetSettings,
+        conventions_from="grokking.{name}",
+        experiment="{name}",
         cost=resources.dataset,
         cells_from="grokking.{name}",
         script="make_dataset",
@@ -245,8 +295,10 @@ KINDS = (
         rule="grokking_run",
         path="grokking/{name}",
         cells=lambda c: _grid(name=c["grokking"]),
-        settings=typed.LONG_RUN,
-        cost=resources.long_run,
+        settings=typed.LongRunSettings,
+        conventions_from="grokking.{name}",
+        experiment="{name}",
+        cost=_long_run_cost,
         cells_from="grokking.{name}",
         script="run_grokking",
         what="Long GD run",
@@ -256,7 +308,10 @@ KINDS = (
         rule="hessian_cell",
         path="hessian/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", c["hessian"]["delta"]),
-        settings=typed.PLATEAU,
+        settings=typed.PlateauSettings,
+        conventions_from="hessian",
+        experiment="hessian",
+        sources={"activation": typed.fixed("{activation}"), **typed.FLOAT64},
         cost=resources.plateau,
         cells_from="hessian.delta.{activation}",
         what="Restricted GD plateau and its Hessian spectrum",
@@ -265,7 +320,15 @@ KINDS = (
         rule="spectral_threshold_cell",
         path="spectral_threshold/{activation}/d{d}_delta{delta}",
         cells=_spectral_threshold_cells,
-        settings=typed.SPECTRAL_THRESHOLD,
+        settings=typed.PlateauSettings,
+        conventions_from="hessian",
+        experiment="spectral_threshold",
+        sources={
+            "activation": typed.fixed("{activation}"),
+            **typed.FLOAT64,
+            "d": _cell_d,
+            "seeds": "spectral_threshold.seeds",
+        },
         cost=resources.plateau,
         cells_from="spectral_threshold.delta.{activation}",
         script="hessian_cell",
@@ -275,7 +338,10 @@ KINDS = (
         rule="landscape_cell",
         path="landscape/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
-        settings=typed.PLATEAU,
+        settings=typed.PlateauSettings,
+        conventions_from="hessian",
+        experiment="hessian",
+        sources={"activation": typed.fixed("{activation}"), **typed.FLOAT64},
         cost=resources.landscape,
         cells_from="landscape.delta",
         what="Fig 3: the risk on planes through the plateau",
@@ -284,7 +350,14 @@ KINDS = (
         rule="theory_sim_cell",
         path="theory/sim/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
-        settings=typed.REFEREE,
+        settings=typed.RefereeSettings,
+        conventions_from=_THEORY,
+        experiment="theory_{model}",
+        sources={
+            **typed.FLOAT64,
+            "steps": "theory.horizon",
+            **{k: f"theory.simulation.{k}" for k in ("d", "seeds", "spectrum_steps", "k")},
+        },
         cost=resources.referee,
         cells_from="theory.simulation.delta.{model}",
         what="Restricted GD over the DMFT horizon (the referee)",
@@ -293,31 +366,37 @@ KINDS = (
         rule="dmft_model",
         path="theory/dmft/{model}_N{n_paths}",
         cells=_dmft_cells,
-        settings=typed.THEORY_MODEL,
-        cost=resources.dmft,
-        cells_from="theory.models.{model}",
-        what="DMFT of restricted GD and its Hessian outlier",
-        extra={
+        settings=typed.TheoryModelSettings,
+        conventions_from=_THEORY,
+        experiment="theory_{model}",
+        sources={
             "deltas": "theory.models.{model}.delta",
             "horizon": "theory.horizon",
             "replicas": "theory.replicas",
         },
+        cost=resources.dmft,
+        cells_from="theory.models.{model}",
+        what="DMFT of restricted GD and its Hessian outlier",
     ),
     Kind(
         rule="fixed_point_model",
         path="theory/fixed_point/{model}",
         cells=lambda c: _grid(model=c["theory"]["models"]),
-        settings=typed.FIXED_POINT_MODEL,
+        settings=typed.FixedPointSettings,
+        conventions_from=_THEORY,
+        sources={"deltas": _fixed_point_deltas, **_LEVEL},
         cost=resources.fixed_point,
         cells_from="theory.models.{model}",
         what="Static RS fixed point, AT check, outlier and delta_NN(inf)",
-        extra={"deltas": _fixed_point_deltas, **_LEVEL},
     ),
     Kind(
         rule="escape_linear_cell",
         path="escape/linear/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
-        settings=typed.ESCAPE_LINEAR,
+        settings=typed.EscapeLinearSettings,
+        conventions_from=_THEORY,
+        experiment="escape_{model}",
+        sources={**_ESCAPE, "dmft_steps": typed.dmft_steps, "replicas": "theory.replicas"},
         cost=resources.escape("linear"),
         cells_from="escape.cases.{model}",
         what="Linear stage of the escape",
@@ -326,17 +405,22 @@ KINDS = (
         rule="escape_signal_cell",
         path="escape/signal/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
-        settings=typed.ESCAPE_SIGNAL,
+        settings=typed.EscapeSignalSettings,
+        conventions_from=_THEORY,
+        experiment="escape_{model}",
+        sources={**_ESCAPE, "m0": "escape.signal.m0"},
         cost=resources.escape("signal"),
         cells_from="escape.signal.cases.{model}",
         what="DMFT with signal vs planted-overlap GD",
-        extra={"m0": "escape.signal.m0"},
     ),
     Kind(
         rule="escape_prediction_cell",
         path="escape/prediction/{model}/delta{delta}",
         cells=_predicted_cells("prediction"),
-        settings=typed.PREDICTION,
+        settings=typed.PredictionSettings,
+        conventions_from=_THEORY,
+        experiment="prediction_{model}",
+        sources={**{k: f"escape.prediction.{k}" for k in ("horizon", "n_paths", "samples", "rho_c", "d")}},
         cost=resources.prediction,
         cells_from="escape.prediction.models.{model}",
         what="Predicted success from the linear process",
@@ -345,7 +429,13 @@ KINDS = (
         rule="escape_two_stage_cell",
         path="escape/two_stage/{model}/delta{delta}",
         cells=_predicted_cells("two_stage"),
-        settings=typed.TWO_STAGE,
+        settings=typed.TwoStageSettings,
+        conventions_from=_THEORY,
+        experiment="two_stage_{model}",
+        sources={
+            **{k: f"escape.two_stage.{k}" for k in ("horizon", "n_paths", "samples", "t0", "m0")},
+            "d": "escape.prediction.d",
+        },
         cost=resources.two_stage,
         cells_from="escape.two_stage.models.{model}",
         what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
@@ -354,51 +444,75 @@ KINDS = (
         rule="convention_scan",
         path="conventions/scan/{convention}/{activation}_d{d}",
         cells=_convention_scan_cells,
-        settings=typed.CONVENTION_SCAN,
-        cost=resources.convention_scan,
-        cells_from="conventions.grid.{convention}",
-        what="Convention scan, auto-refined in delta",
-        constraints=(("activation", r"[a-z0-9]+"),),
-        extra={
+        settings=typed.SweepSettings,
+        conventions_from="conventions.grid.{convention}",
+        experiment="conventions",
+        sources={
+            "activation": typed.fixed("{activation}"),
+            "lr": typed.scaled("lr"),
+            "steps": typed.scaled("steps"),
+            "first_trial": typed.fixed(0),
+            "trials": "conventions.trials",
+            **typed.CERTIFY,
             "coarse": "conventions.coarse.{activation}",
             "refine": "conventions.refine",
             "rule": _convention_rule,
         },
+        cost=resources.convention_scan,
+        cells_from="conventions.grid.{convention}",
+        what="Convention scan, auto-refined in delta",
+        constraints=(("activation", r"[a-z0-9]+"),),
     ),
     Kind(
         rule="convention_plateau",
         path="conventions/plateau/{convention}",
         cells=lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
-        settings=typed.CONVENTION_PLATEAU,
-        cost=resources.convention_plateau,
-        cells_from="conventions.grid.{convention}",
-        what="Convention's Fig 2 plateau (quadrature and a long GD run)",
-        extra={
+        settings=typed.ConventionPlateauSettings,
+        conventions_from="conventions.grid.{convention}",
+        experiment="conventions",
+        sources={
+            "activation": "conventions.plateau.activation",
+            "lr": typed.scaled("lr"),
+            "steps": "conventions.plateau.steps",
             "report": _convention_report,
             "plateau_d": "conventions.plateau.d",
             "plateau_delta": "conventions.plateau.delta",
         },
+        cost=resources.convention_plateau,
+        cells_from="conventions.grid.{convention}",
+        what="Convention's Fig 2 plateau (quadrature and a long GD run)",
     ),
     Kind(
         rule="design_theory",
         path="design/theory/{design}",
         cells=lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
-        settings=typed.DESIGN,
-        cost=resources.design,
-        cells_from="design.designs.{design}",
-        what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
-        constraints=(("design", r"[A-Za-z0-9_]+"),),
-        extra={
+        settings=typed.DesignSettings,
+        conventions_from="design.designs.{design}",
+        experiment="design_{design}",
+        sources={
+            "link": "design.link",
             **_DESIGN_SEARCH,
             **_LEVEL,
             **{k: f"design.dmft.{k}" for k in ("factors", "n_paths", "horizon", "replicas")},
         },
+        cost=resources.design,
+        cells_from="design.designs.{design}",
+        what="Design: delta_NN(inf) of the fixed point, min_t delta_NN(t) of the DMFT",
+        constraints=(("design", r"[A-Za-z0-9_]+"),),
     ),
     Kind(
         rule="design_family",
         path="design/{family}",
         cells=lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
-        settings=typed.DESIGN_FAMILY,
+        settings=typed.DesignFamilySettings,
+        conventions_from="design.family",
+        experiment="design_family",
+        sources={
+            "link": "design.link",
+            **_DESIGN_SEARCH,
+            **_LEVEL,
+            **{k: f"design.family.{k}" for k in ("expression", "parameter", "bounds", "xatol")},
+        },
         cost=resources.design_family,
         cells_from="design.family",
         what="Design family: delta_NN(inf) minimised over its parameter",
@@ -406,17 +520,13 @@ KINDS = (
         suffix=".json",
         constraints=(("family", r"[A-Za-z0-9_]+"),),
         threads="one",
-        extra={
-            **_DESIGN_SEARCH,
-            **_LEVEL,
-            **{k: f"design.family.{k}" for k in ("expression", "parameter", "bounds", "xatol")},
-        },
     ),
     Kind(
         rule="spectral_overlap",
         path="spectral/overlap_d{d}",
         cells=lambda c: _grid(d=c["spectral"]["d"]),
-        settings=typed.SPECTRAL,
+        settings=typed.SpectralSettings,
+        conventions_from="spectral",
         cost=resources.spectral,
         cells_from="spectral.d",
         what="Spectral estimator overlap",
@@ -456,6 +566,12 @@ def job(config, kind, wildcards):
     mem_mb, seconds = kind.cost(config, SimpleNamespace(**w), s)
     where = (kind.output(**w), kind.benchmark(**w), kind.cells_from.format(**w))
     return Job(kind, w, s, kind.job_threads(config), int(mem_mb), float(seconds), *where)
+
+
+def settings_of(rule, config, **wildcards):
+    """The settings a job of compute rule ``rule`` at ``wildcards`` reads (a partial set of
+    wildcards gives the settings its family shares, e.g. ``sweep`` alone a sweep's whole cell)."""
+    return KIND[rule].build(config, wildcards)
 
 
 def compute_jobs(config):

@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from featlearn.model.hessian_workspace import spectrum_workspace_bytes
-from featlearn.pipeline.settings import DATASET, scaled_steps
+from featlearn.pipeline.settings import scaled_steps
 
 BASE_MB = 400
 SAFETY = 1.5
@@ -136,9 +136,9 @@ def sweep_block(config, w, s):
     return _gd(int(w.d), float(w.delta), s, s.trials)
 
 
-def long_run(config, w, s):
-    """A long run at its dataset's geometry (d, δ, n_test, dtype, m), one trial."""
-    data = DATASET.build(config, name=w.name)
+def long_run(data, s):
+    """A long run at its dataset's geometry (``data``: the dataset's settings, its d, δ, n_test,
+    dtype and m), one trial of ``s.steps`` steps."""
     mb = gd_cell_mem_mb(data.d, data.delta, data.n_test, data.dtype)
     return mb, gd_cell_seconds(data.d, data.delta, data.dtype, s.steps, 1, data.m)
 

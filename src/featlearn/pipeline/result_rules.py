@@ -170,12 +170,12 @@ def _optional_canonical(key):
     return source
 
 
-def _settings(table_of, names):
-    """The settings of each job named by ``names(config)`` (``table_of(name)`` builds it from a name),
-    as {name: dict}, with the union of their origins."""
+def _settings(rule, names):
+    """The settings of each job of compute rule ``rule`` named by ``names(config)`` ({name: its
+    wildcards}), as {name: dict}, with the union of their origins."""
 
     def source(config, w):
-        built = {name: table_of(name).build(config, **wildcards) for name, wildcards in names(config).items()}
+        built = {name: jobs.KIND[rule].build(config, wildcards) for name, wildcards in names(config).items()}
         keys = typed.origin_keys(s.origin.get(n) for s in built.values() for n in s.field_names())
         return {name: s.asdict() for name, s in built.items()}, tuple(sorted(keys))
 
@@ -186,7 +186,7 @@ def _theory_models(config):
     return {m: {"model": m} for m in sorted(config["theory"]["models"])}
 
 
-THEORY_MODELS = _settings(lambda m: typed.THEORY_MODEL, _theory_models)
+THEORY_MODELS = _settings("dmft_model", _theory_models)
 """Each theory model's settings (as its jobs read them), sorted by name."""
 
 
@@ -207,14 +207,13 @@ def _key_set(section):
 
 
 def _prediction_settings(kind):
-    table_of = {"prediction": typed.PREDICTION, "two_stage": typed.TWO_STAGE}[kind]
-    return _settings(lambda m: table_of, lambda c: {m: {"model": m} for m in c["escape"][kind]["models"]})
+    return _settings(f"escape_{kind}_cell", lambda c: {m: {"model": m} for m in c["escape"][kind]["models"]})
 
 
 def _design_settings(config, w):
     """Each design's settings (as its theory job reads them), for the design table's columns."""
     names = config.get("design", {}).get("designs", {})
-    return _settings(lambda d: typed.DESIGN, lambda c: {d: {"design": d} for d in names})(config, w)
+    return _settings("design_theory", lambda c: {d: {"design": d} for d in names})(config, w)
 
 
 def _design_swept(config, w):
@@ -242,7 +241,7 @@ def _finite_size_pricing(config, w):
     memory per job (``resources.gd_cell_mem_mb``)."""
     out, keys = {}, {"budget_scale_d"}
     for model, spec in config["finite_size"]["models"].items():
-        s = typed.SWEEP.build(config, sweep=spec["sweep"])
+        s = jobs.KIND["sweep_block"].build(config, {"sweep": spec["sweep"]})
         out[model] = {
             "dtype": s.dtype,
             "steps": s.steps,
@@ -258,13 +257,13 @@ def _finite_size_pricing(config, w):
 
 
 def _phase_title(config, w):
-    s = typed.SWEEP.build(config, sweep=sweep_of_figure(config, w["stem"]))
+    s = jobs.KIND["sweep_block"].build(config, {"sweep": sweep_of_figure(config, w["stem"])})
     return f"{s.activation}, y = {s.link}", (s.origin["activation"], s.origin["link"])
 
 
 def _widths(config, w):
     names = [name for group in config["width"]["groups"].values() for name in group]
-    built = {name: typed.SWEEP.build(config, sweep=name) for name in names}
+    built = {name: jobs.KIND["sweep_block"].build(config, {"sweep": name}) for name in names}
     return {name: s.m for name, s in built.items()}, tuple(
         sorted({s.origin.get("m") for s in built.values()} - {None})
     )

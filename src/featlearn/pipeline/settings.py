@@ -1,5 +1,5 @@
 """Typed settings, one frozen dataclass per kind of job, holding exactly what that job reads, and the
-tables that fill them from the config.
+rules and sources that fill them from the config.
 
 The numerics take these objects whole (attribute access; nothing is looked up in an untyped
 dict), the rules pass them as ``asdict()`` (a dict in field order, which Snakemake compares to
@@ -8,13 +8,14 @@ reruns a job when its ``params`` change, a settings class carries only the field
 reads: a field that is not read would rerun the job for an edit that cannot change its result (the
 workflow test checks with a tracked run that every field is read, ``FEATLEARN_SETTINGS_READS``).
 
-A :class:`Table` fills one class from the config: each field is looked up in config keys in
-precedence order by one function (:func:`lookup`), which also gives the key the value came from (its
-``origin``).  A field the table does not name is a *convention* of the table's section: the
-section's own key, then the activation's ``learning_rate`` / ``steps`` entry (for ``lr`` and
-``steps``), then ``defaults`` (:func:`convention`).  Every kind of job declares the values it
-implements (``SUPPORTED``), checked on the merged config values, so that an option a kind of job
-does not support fails in the config check naming its key instead of being ignored.
+:func:`build` fills one class from the config for one job (its kind, ``pipeline.jobs.Kind``, names
+the sources): each field is looked up in config keys in precedence order by one function
+(:func:`lookup`), which also gives the key the value came from (its ``origin``).  A field without a
+source is a *convention* of the kind's section: the section's own key, then the activation's
+``learning_rate`` / ``steps`` entry (for ``lr`` and ``steps``), then ``defaults``
+(:func:`convention`).  Every kind of job declares the values it implements (``SUPPORTED``),
+checked on the merged config values, so that an option a kind of job does not support fails in
+the config check naming its key instead of being ignored.
 """
 
 import atexit
@@ -200,37 +201,25 @@ def settings_class(name, doc, *parts, without=(), supported=None):
     return cls
 
 
-@dataclass(frozen=True)
-class Table:
-    """How one kind of job fills its settings class ``cls`` from the config: ``section`` (a pattern
-    over the job's wildcards) is the config section whose keys override ``defaults``; ``sources``
-    names the source of each field that is not a convention of that section (:func:`resolve`);
-    ``seed`` and the experiment name (part of every trial's identity) are common to all.  Fields
-    are filled in class order, and a source sees the wildcards and the fields before it (a
-    convention's η needs ``activation``; the certificate's safety factor, ``loss`` and ``huber``)."""
+def build(cls, config, wildcards, *, conventions_from=None, experiment="", sources=None):
+    """The settings of class ``cls`` of the job at ``wildcards`` (strings, as Snakemake gives them).
 
-    cls: type
-    section: str | None
-    experiment: str = ""
-    sources: dict = field(default_factory=dict)
-
-    def build(self, config, **wildcards):
-        """The settings of the job at ``wildcards`` (strings, as Snakemake gives them)."""
-        common = {"seed": "seed", "experiment": fixed(self.experiment)}
-        context = {**wildcards, "section": self.section and self.section.format(**wildcards)}
-        names = self.cls.field_names()
-        values, origin = {}, {}
-        for name in [*names, *(k for k in self.cls.SUPPORTED if k not in names)]:
-            source = self.sources.get(name, common.get(name))
-            value, key = resolve(config, name, source, {**context, **values})
-            values[name] = frozen(value)
-            if key:
-                origin[name] = key
-        return self.cls(
-            **{k: values[k] for k in names},
-            origin=origin,
-            checked={k: values[k] for k in self.cls.SUPPORTED},
-        )
+    Each field comes from its entry of ``sources`` (:func:`resolve`); a field without one is a
+    :func:`convention` of the section ``conventions_from`` (a pattern over the wildcards, whose keys
+    override ``defaults``); ``seed`` and the experiment name (part of every trial's identity) are
+    common to all.  Fields are filled in class order, and a source sees the wildcards and the fields
+    before it (a convention's η needs ``activation``; the certificate's safety factor, ``loss`` and
+    ``huber``)."""
+    sources = {"seed": "seed", "experiment": fixed(experiment), **(sources or {})}
+    context = {**wildcards, "section": conventions_from and conventions_from.format(**wildcards)}
+    names = cls.field_names()
+    values, origin = {}, {}
+    for name in [*names, *(k for k in cls.SUPPORTED if k not in names)]:
+        value, key = resolve(config, name, sources.get(name), {**context, **values})
+        values[name] = frozen(value)
+        if key:
+            origin[name] = key
+    return cls(**{k: values[k] for k in names}, origin=origin, checked={k: values[k] for k in cls.SUPPORTED})
 
 
 def conventions(config, section):
@@ -292,7 +281,7 @@ THEORY_FIXES = ("m", "init", "loss_normalisation")
 """Conventions a theory job never reads: ``THEORY`` admits a single value of each."""
 
 
-def _certify_safety(config, x):
+def certify_safety(config, x):
     """The certificate's safety factor, blank with a loss other than the square loss (the floor rule
     (M14) alone), so that editing it reruns no such sweep."""
     if chosen_loss(x["loss"], x["huber"]) != "square":
@@ -303,7 +292,7 @@ def _certify_safety(config, x):
 CERTIFY = {
     "certify_check_grad": "early_stop.check_grad",
     "certify_every": "early_stop.check_every",
-    "certify_safety": _certify_safety,
+    "certify_safety": certify_safety,
     "certify_rho_tol": "early_stop.rho_tol",
     "certify_grad_floor": "early_stop.grad_floor",
 }
@@ -461,7 +450,7 @@ SpectralSettings = settings_class(
     ("seed", "link", "noise", "delta", "trials"),
 )
 
-# --- sources that are not one config key ----------------------------------------------------------
+# --- sources of fields that are not one config key ----------------------------------------------
 
 
 def sweep_blocks(config, name):
@@ -477,13 +466,13 @@ def sweep_deltas(config, name, d):
     return spec.get("delta_at", {}).get(d, spec["delta"])
 
 
-def _first_trial(config, x):
+def first_trial_of(config, x):
     """A block's first trial: a full block's comes from ``trial_block`` alone (the whole cell: 0)."""
     block = int(x.get("block", 0))
     return sweep_blocks(config, x["sweep"])[block][0], "trial_block" if block else None
 
 
-def _block_trials(config, x):
+def block_trials(config, x):
     """A block's trials: ``trial_block``, the last block the remainder of the sweep's ``trials``
     (so raising ``trials`` changes the params of the last, partial block only); the whole cell's
     without a block."""
@@ -502,7 +491,7 @@ def scaled_steps(steps, d, budget_scale_d):
     return math.ceil(steps * d / budget_scale_d)
 
 
-def _budget_steps(config, x):
+def budget_steps(config, x):
     """A sweep's step budget at dimension d, grown in proportion to d above ``budget_scale_d``
     (steps·d/budget_scale_d, rounded up), since escapes come later at larger d (the hard component
     starts at O(1/√d)); the sweep's own at and below it, as at every d of the quick run."""
@@ -512,7 +501,7 @@ def _budget_steps(config, x):
     return steps, key
 
 
-def _dmft_steps(config, x):
+def dmft_steps(config, x):
     """The escape DMFT's horizon: ``escape.dmft_horizon`` where shorter than ``escape.horizon``."""
     horizon = config["escape"]["horizon"]
     dmft = config["escape"].get("dmft_horizon", horizon)
@@ -534,7 +523,7 @@ def convention_keys(config, name):
     return keys
 
 
-def _scaled(name):
+def scaled(name):
     """A convention's η or step budget: the activation's ``learning_rate`` / ``steps`` times its
     ``lr_factor`` / ``steps_factor`` (default 1)."""
     table, factor = ACTIVATION_TABLES[name], f"{name}_factor"
@@ -549,117 +538,5 @@ def _scaled(name):
     return source
 
 
-# --- the tables -----------------------------------------------------------------------------------
-
 FLOAT64 = {"dtype": fixed("float64")}
 """Restricted GD and the referees run in float64 (eigenvalues near 0)."""
-
-SWEEP = Table(
-    SweepSettings,
-    "sweeps.{sweep}",
-    "{sweep}",
-    {"steps": _budget_steps, "first_trial": _first_trial, "trials": _block_trials, **CERTIFY},
-)
-"""A block of a sweep cell (wildcards sweep, d, block), or its whole cell (sweep alone)."""
-
-CONVENTION_SCAN = Table(
-    SweepSettings,
-    "conventions.grid.{convention}",
-    "conventions",
-    {
-        "activation": fixed("{activation}"),
-        "lr": _scaled("lr"),
-        "steps": _scaled("steps"),
-        "first_trial": fixed(0),
-        "trials": "conventions.trials",
-        **CERTIFY,
-    },
-)
-"""A convention's scan: its keys over ``defaults``.  Every convention shares the experiment
-"conventions", so all of them see the same data and initialisations at a given (activation, d, δ,
-trial): the comparisons are paired."""
-
-CONVENTION_PLATEAU = Table(
-    ConventionPlateauSettings,
-    "conventions.grid.{convention}",
-    "conventions",
-    {
-        "activation": "conventions.plateau.activation",
-        "lr": _scaled("lr"),
-        "steps": "conventions.plateau.steps",
-    },
-)
-"""The Fig 2 plateau run of a convention (``conventions.plateau``)."""
-
-DATASET = Table(DatasetSettings, "grokking.{name}", "{name}")
-LONG_RUN = Table(LongRunSettings, "grokking.{name}", "{name}")
-
-PLATEAU = Table(PlateauSettings, "hessian", "hessian", {"activation": fixed("{activation}"), **FLOAT64})
-"""Hessian plateau cells of an activation (Fig 3 runs restricted GD to the same plateau)."""
-
-SPECTRAL_THRESHOLD = Table(
-    PlateauSettings,
-    "hessian",
-    "spectral_threshold",
-    {
-        "activation": fixed("{activation}"),
-        **FLOAT64,
-        "d": lambda config, x: (int(x["d"]), None),  # a cell coordinate, as a sweep's d
-        "seeds": "spectral_threshold.seeds",
-    },
-)
-"""Plateau cells of the spectral-threshold scan (docs/finite_size.md, (F14)): the Hessian cells'
-grad_tol, checkpoints and k, the scan's seeds and d."""
-
-_THEORY = "theory.models.{model}"
-
-THEORY_MODEL = Table(TheoryModelSettings, _THEORY, "theory_{model}")
-"""A theory model's DMFT (its δ grid and N are extra params, so the settings name the model only)."""
-
-FIXED_POINT_MODEL = Table(FixedPointSettings, _THEORY)
-
-REFEREE = Table(
-    RefereeSettings,
-    _THEORY,
-    "theory_{model}",
-    {
-        **FLOAT64,
-        "steps": "theory.horizon",
-        **{k: f"theory.simulation.{k}" for k in ("d", "seeds", "spectrum_steps", "k")},
-    },
-)
-"""The referee of a model: its data identity is the model's, in float64, for ``horizon`` steps."""
-
-_ESCAPE = {**FLOAT64, "steps": "escape.horizon", **{k: f"escape.{k}" for k in ("d", "trials", "n_paths")}}
-ESCAPE_SIGNAL = Table(EscapeSignalSettings, _THEORY, "escape_{model}", _ESCAPE)
-ESCAPE_LINEAR = Table(
-    EscapeLinearSettings,
-    _THEORY,
-    "escape_{model}",
-    {**_ESCAPE, "dmft_steps": _dmft_steps, "replicas": "theory.replicas"},
-)
-
-PREDICTION = Table(
-    PredictionSettings,
-    _THEORY,
-    "prediction_{model}",
-    {k: f"escape.prediction.{k}" for k in ("horizon", "n_paths", "samples", "rho_c", "d")},
-)
-
-TWO_STAGE = Table(
-    TwoStageSettings,
-    _THEORY,
-    "two_stage_{model}",
-    {
-        **{k: f"escape.two_stage.{k}" for k in ("horizon", "n_paths", "samples", "t0", "m0")},
-        "d": "escape.prediction.d",
-    },
-)
-"""Two-stage cells: the model's conventions and escape/success levels, the prediction's d."""
-
-DESIGN = Table(DesignSettings, "design.designs.{design}", "design_{design}", {"link": "design.link"})
-"""A design: its conventions over ``defaults`` on the designer's target link."""
-
-DESIGN_FAMILY = Table(DesignFamilySettings, "design.family", "design_family", {"link": "design.link"})
-
-SPECTRAL = Table(SpectralSettings, "spectral")
