@@ -88,6 +88,7 @@ def test_a_failed_solve_inside_the_refinement_is_unsolved(monkeypatch):
     assert out["status"] == "unsolved"
 
 
+@pytest.mark.slow
 def test_statuses_without_a_crossing_in_the_bracket():
     """GeLU's crossing (≈ 9.1) lies above a bracket [2, 5] and below [12, 32]."""
     low = fixed_point_threshold(GELU, COARSE, (2.0, 5.0), 4, log=lambda _: None)
@@ -123,6 +124,7 @@ def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft(
     assert not np.allclose(same[..., 1:], after[..., 1:])
 
 
+@pytest.mark.slow
 def test_the_family_through_a_generated_kernel_matches_the_built_in_activation(tmp_path):
     """σ_α = zΦ(αz) at α = 1 is GeLU: its δ_NN(∞), computed in a fresh process through the
     generated kernel, equals the built-in one."""

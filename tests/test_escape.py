@@ -112,6 +112,7 @@ def test_finite_d_overlap_is_the_folded_gaussian_mean():
     np.testing.assert_allclose(escape.finite_d_overlap(res, 1e12)[0], res.rho, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_fluctuation_about_the_signal_trajectory_matches_planted_runs():
     """(S) on the bounded link from m₀ = 0.2 (δ = 9, d = 400): Var(√d θ₁^t) over 48 planted
     unrestricted runs against V(t) of ε from the DMFT-with-signal kernels (measured ratios

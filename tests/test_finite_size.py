@@ -266,6 +266,7 @@ def _synthetic_like(rng, center, trials=30):
     return fs.joint_likelihood(cells, sorted(cells))
 
 
+@pytest.mark.slow
 def test_profile_interval_of_the_limit_covers_the_truth_and_pure_growth_is_not_identified():
     """The log law's δ∞ profile interval (F5) alone, a truth inside its family: three decades of d
     (100 … 10⁵), a log law with δ∞ = 9.5, 120 replicates: the interval closes in more than half, and

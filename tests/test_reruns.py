@@ -153,7 +153,17 @@ def _leaf(config, key):
     return node
 
 
-@pytest.mark.parametrize("name,config", configs(), ids=[name for name, _ in configs()])
+DEFAULT_RUN_CONFIGS = ("config.yaml", "tiny.yaml")
+"""The configs the default run edits key by key; the overlays' run is opt-in (-m slow)."""
+
+
+@pytest.mark.parametrize(
+    "name,config",
+    [
+        pytest.param(name, config, id=name, marks=() if name in DEFAULT_RUN_CONFIGS else pytest.mark.slow)
+        for name, config in configs()
+    ],
+)
 def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, config):
     failures, before = [], params_by_output(config)
     for key, _ in _walk(config):

@@ -42,6 +42,7 @@ def test_first_root_refines_the_first_sign_change_and_names_what_it_cannot():
     assert first_root(lambda d: np.nan, deltas, values)[1] == "unsolved"  # a solve inside fails
 
 
+@pytest.mark.slow
 def test_a_theory_model_and_the_designer_find_the_same_long_time_threshold():
     """One root-finder: the fixed-point job's δ_NN(∞) from its own δ grid equals the designer's from
     a geometric scan (both refined to 1e-4), the margin changes sign there, and the table reads it

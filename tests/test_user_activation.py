@@ -153,6 +153,7 @@ print("OK")
 """
 
 
+@pytest.mark.slow
 def test_a_job_loads_the_generated_kernel_named_by_the_environment(tmp_path):
     """A fresh interpreter with ``FEATLEARN_MODEL_KERNEL`` set runs swish through the package:
     σ, σ′, σ″ against the closed forms, the built-in codes unchanged, one GD trial that learns."""

@@ -188,6 +188,7 @@ print("OK")
 """
 
 
+@pytest.mark.slow
 def test_every_stage_runs_a_config_loss_in_a_job_process(tmp_path):
     """A fresh interpreter loading the kernel of swish and logcosh: ρ, ψ, ρ″ against their closed
     forms; the gradient and Hessian of the NumPy reference against finite differences of its risk

@@ -245,6 +245,7 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_the_refinement_overlay_is_built_on_request_and_keeps_every_cell(tiny_run):
     """``results/finite_size/refine.yaml`` (F8) is no target of a build; on request it holds, per
     finite-size sweep and d, the δ already run and any new ones, and a build given it schedules
