@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from featlearn.pipeline import checks, manifest
+from featlearn.pipeline import checks, manifest, result_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "workflow" / "configs" / "tiny.yaml"
@@ -78,3 +78,14 @@ def test_the_claims_read_their_sweeps_by_role_key_not_by_the_paper_label():
     bad["claims"]["sweeps"]["quad"] = "nosuch"
     with pytest.raises(checks.ConfigError, match="claims.sweeps.quad"):
         checks.check_config(bad)
+
+
+def test_every_table_is_written_by_the_rule_the_manifest_names():
+    """A table's file name is written once, in the manifest, with the rule that writes it: that rule
+    exists and lists the table among its outputs under the manifest's output name."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for table in manifest.TABLES:
+        rule = result_rules.RESULT_RULE[table.rule]
+        assert (table.output, "table", table.pattern(config)) in rule.files(config)
+    for rule in result_rules.RESULT_RULES:  # and no declaration writes a table the manifest lacks
+        assert all(kind != "table" for _, kind, _ in rule.outputs), rule.rule

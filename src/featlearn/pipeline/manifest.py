@@ -31,14 +31,18 @@ class FigureEntry:
 
 @dataclass(frozen=True)
 class TableEntry:
-    """A results table's manifest entry (``results/tables/<name>``): its caption, whether a build
-    targets it (the others are inputs of a target), the optional config section without which it is
-    not built, and whether the claims read it (True; or the claims' role key of the one sweep whose
-    table they read, ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a
-    name stand for each sweep, each Hessian activation and the easy/hard figure's stem."""
+    """A results table's manifest entry (``results/tables/<name>``, the one place its file name is
+    written): the rule that writes it and its name among the rule's outputs (None: unnamed), its
+    caption, whether a build targets it (the others are inputs of a target), the optional config
+    section without which it is not built, and whether the claims read it (True; or the claims'
+    role key of the one sweep whose table they read, ``claims.sweeps``).  ``{sweep}``,
+    ``{activation}`` and ``{easy_hard}`` in a name stand for each sweep, each Hessian activation
+    and the easy/hard figure's stem."""
 
     name: str
+    rule: str
     caption: str
+    output: str | None = None
     target: bool = False
     section: str | None = None
     claims: bool | str = False
@@ -54,6 +58,11 @@ class TableEntry:
         }
         field = next((k for k in values if f"{{{k}}}" in self.name), None)
         return [self.name.format(**{field: v}) for v in values[field]] if field else [self.name]
+
+    def pattern(self, config):
+        """The file name as its rule's output: ``{easy_hard}`` filled from the config, ``{sweep}``
+        and ``{activation}`` left as the rule's wildcards."""
+        return self.name.replace("{easy_hard}", config["easy_hard"]["stem"])
 
 
 def section_of(config, dotted):
@@ -118,6 +127,11 @@ def tables(config):
     """[(TableEntry, [file names])] of every table ``config``'s build writes."""
     out = [(table, table.names(config)) for table in TABLES]
     return [(table, names) for table, names in out if names]
+
+
+def tables_of(rule):
+    """The manifest entries of the tables ``rule`` writes, in manifest order."""
+    return [table for table in TABLES if table.rule == rule]
 
 
 def target_tables(config):

@@ -7,9 +7,11 @@ A :class:`ResultRule` (keyword arguments only) says, for one rule computed from 
   ``plot_<x>`` for a figure rule ``<x>_figure``, else the rule's name) and ``log`` (the path under
   ``results/logs/`` and ``results/benchmarks/``, a pattern over the wildcards);
 * ``inputs``: ``(config, wildcards) -> {name: path or [paths]}``, what it reads besides its code;
-* ``outputs``: ``(name or None, kind, file)`` per output, ``kind`` "table" (a manifest table,
-  ``results/tables/<file>``), "figure" (a stem: its PDF and PNG) or "file" (a path); ``file`` a
-  pattern over the wildcards or ``config -> file``; None names an unnamed output;
+* ``outputs``: its figures and other files, ``(name or None, kind, file)`` each, ``kind`` "figure"
+  (a stem: its PDF and PNG) or "file" (a path), ``file`` a pattern over the wildcards or ``config ->
+  file``, None naming an unnamed output.  Its tables are not listed here: the manifest names the
+  rule that writes each (``manifest.tables_of``), so a table's file name is written once, and they
+  come first among its outputs;
 * ``params``: ``{param: source}``, each source as a compute job's (``settings.resolve``: a config
   key pattern over the wildcards, or ``(config, wildcards) -> (value, origin)``), so that every
   param has its origin: :func:`params_by_output` lists the table and figure jobs as
@@ -49,7 +51,7 @@ class ResultRule:
     rule: str
     what: str
     log: str | Callable
-    outputs: tuple
+    outputs: tuple = ()
     inputs: Callable = lambda config, w: {}
     params: dict = field(default_factory=dict)
     jobs: Callable = _one_job
@@ -76,8 +78,11 @@ class ResultRule:
         return self.log(config) if callable(self.log) else self.log
 
     def files(self, config):
-        """[(name or None, kind, file pattern)] with the config-dependent files filled in."""
-        return [(name, kind, file(config) if callable(file) else file) for name, kind, file in self.outputs]
+        """[(name or None, kind, file pattern)]: its manifest tables (``manifest.tables_of``), then its
+        own outputs, with the config-dependent files filled in."""
+        tables = [(t.output, T, t.pattern(config)) for t in manifest.tables_of(self.rule)]
+        own = [(name, kind, file(config) if callable(file) else file) for name, kind, file in self.outputs]
+        return tables + own
 
     def first_output(self, config, w):
         """The first file a job at ``w`` writes (its key in ``params_by_output``)."""
@@ -341,10 +346,10 @@ def figure(rule, **fields):
     )  # fmt: skip
 
 
-def _prediction_rule(kind, what, level, tables, **fields):
+def _prediction_rule(kind, what, level, **fields):
     """The rule comparing ``escape.<kind>``'s predictions with the sweeps: per model its cells, its
-    sweep's cell table and fits; the ``tables`` ({output: file name}) and the figure
-    ``extra_escape_<kind>``; the models' settings and the level its script reads them at."""
+    sweep's cell table and fits; its tables and the figure ``extra_escape_<kind>``; the models'
+    settings and the level its script reads them at."""
 
     def inputs(config, w):
         out = {}
@@ -357,10 +362,7 @@ def _prediction_rule(kind, what, level, tables, **fields):
         rule=f"escape_{kind}_table",
         what=f"{what}: tables and figure",
         inputs=inputs,
-        outputs=(
-            *((name, "table", file) for name, file in tables.items()),
-            ("figure", "figure", f"extra_escape_{kind}"),
-        ),
+        outputs=(("figure", F, f"extra_escape_{kind}"),),
         log=f"escape/{kind}_table",
         params={
             "models": canonical_key(f"escape.{kind}.models"),
@@ -377,14 +379,6 @@ def _prediction_rule(kind, what, level, tables, **fields):
 # --- the rules ---------------------------------------------------------------------------------------
 
 THEORY_TABLE = table("theory_thresholds.csv")
-THEORY_TABLES = (
-    "theory_thresholds.csv",
-    "theory_thresholds.tex",
-    "dmft_vs_simulation.csv",
-    "outlier_vs_simulation.csv",
-    "bounded_link_validation.csv",
-    "fixed_point_refinement.csv",
-)
 
 
 def _fixed_points_compared(config, w):
@@ -437,7 +431,6 @@ RESULT_RULES = (
     # stage 2b: the optimal spectral method (no GD): theory curve and delta_alg
     ResultRule(
         rule="spectral_theory", what="Asymptotic spectral overlap curve and delta_alg per link",
-        outputs=(("curve", T, "spectral_theory.csv"), ("delta_alg", T, "delta_alg.csv")),
         log="spectral/theory",
         params={"link": "spectral.link", "noise": "spectral.noise", "delta_max": _delta_max,
                 "points": "spectral.theory_points"},
@@ -446,14 +439,14 @@ RESULT_RULES = (
     ResultRule(
         rule="hessian_table", what="Collecting the plateau spectra of {wildcards.activation}",
         inputs=_cells_of("hessian_cell", activation=lambda c, w: w["activation"]),
-        outputs=((None, T, "hessian_{activation}.csv"),), log="hessian/table_{activation}",
+        log="hessian/table_{activation}",
         jobs=_per("hessian.delta", "activation"),
     ),
     ResultRule(
         rule="spectral_threshold_table",
         what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {"theory": THEORY_TABLE},
-        outputs=((None, T, "spectral_threshold.csv"),), log="hessian/spectral_threshold", params=_OVERLAY,
+        log="hessian/spectral_threshold", params=_OVERLAY,
     ),
     ResultRule(
         rule="plateau_theory_table",
@@ -462,14 +455,13 @@ RESULT_RULES = (
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {
             "spectral": table("spectral_threshold.csv"), "theory": THEORY_TABLE,
             "fixed_points": _fixed_points_compared(config, w)},
-        outputs=((None, T, "plateau_vs_theory.csv"), (None, T, "plateau_threshold.csv")),
         log="hessian/plateau_theory", params=_OVERLAY,
     ),
     # stage 2d: theory (DMFT, outlier, static fixed point) against its simulated referee
     ResultRule(
         rule="theory_tables", what="Theory thresholds and theory-vs-simulation agreement tables",
         inputs=lambda config, w: theory_inputs(config) | {"thresholds": table("thresholds.csv")},
-        outputs=tuple((None, T, name) for name in THEORY_TABLES), log="theory/tables",
+        log="theory/tables",
         params={**_THEORY, "report_steps": "theory.report_steps", "horizon": "theory.horizon",
                 "validation": canonical_key("theory.validation")},
     ),
@@ -478,21 +470,17 @@ RESULT_RULES = (
     ResultRule(
         rule="escape_linear_table", what="Linear stage of the escape: theory vs simulation table and figure",
         inputs=_cells_of("escape_linear_cell"),
-        outputs=(("table", T, "escape_linear_stage.csv"), ("referee", T, "escape_referee_trials.csv"),
-                 ("figure", F, "extra_escape_linear_stage")),
+        outputs=(("figure", F, "extra_escape_linear_stage"),),
         log="escape/linear_table", params={"report_steps": "escape.report_steps"},
     ),
     ResultRule(
         rule="escape_signal_table", what="DMFT with signal vs planted-overlap GD: table",
         inputs=_cells_of("escape_signal_cell"),
-        outputs=(("table", T, "escape_signal.csv"), ("runs", T, "escape_signal_runs.csv")),
         log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,
     ),
-    _prediction_rule("prediction", "Predicted vs measured success and delta50(d)", "rho_c",
-                     {"table": "escape_prediction.csv", "delta50": "delta50_prediction.csv"}),
+    _prediction_rule("prediction", "Predicted vs measured success and delta50(d)", "rho_c"),
     _prediction_rule("two_stage", "Two-stage prediction vs measured success and delta50(d)", "t0",
-                     {"table": "escape_two_stage.csv", "delta50": "delta50_two_stage.csv",
-                      "scans": "escape_two_stage_scans.csv"}, script="escape_prediction_table"),
+                     script="escape_prediction_table"),
     # the convention explorer (overlay workflow/configs/conventions.yaml): which modelling conventions
     # reproduce the paper's three headline numbers; nothing runs without `conventions:`
     ResultRule(
@@ -500,8 +488,7 @@ RESULT_RULES = (
         what="Conventions ranked against the paper's three numbers: table and figure",
         inputs=lambda config, w: {"scans": jobs.outputs(config, "convention_scan"),
                                   "plateaus": jobs.outputs(config, "convention_plateau")},
-        outputs=(("table", T, "conventions.csv"), ("scans", T, "convention_scans.csv"),
-                 ("figure", F, "extra_conventions")),
+        outputs=(("figure", F, "extra_conventions"),),
         log="conventions/table", jobs=_when("conventions"),
         params={"conventions": _conventions, "paper": _optional_canonical("conventions.paper"),
                 "tolerance": _optional_canonical("conventions.tolerance")},
@@ -513,10 +500,7 @@ RESULT_RULES = (
         what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, "
         "figure",
         inputs=finite_size_inputs,
-        outputs=(("table", T, "finite_size_scaling.csv"), ("summary", T, "finite_size_summary.csv"),
-                 ("points", T, "finite_size_points.csv"), ("collapse", T, "finite_size_collapse.csv"),
-                 ("decide", T, "finite_size_decide.csv"),
-                 ("figure", F, lambda config: config["finite_size"]["stem"])),
+        outputs=(("figure", F, lambda config: config["finite_size"]["stem"]),),
         log="finite_size/scaling",
         params={"models": canonical_key("finite_size.models"),
                 **{k: f"finite_size.{k}" for k in ("bootstrap", "level", "limit_range", "min_d")},
@@ -545,8 +529,7 @@ RESULT_RULES = (
         inputs=lambda config, w: {
             "theory": jobs.outputs(config, "design_theory"), "family": jobs.outputs(config, "design_family"),
             "thresholds": [sweep_tables(sweep)[1] for sweep in design_sweeps(config).values()]},
-        outputs=(("table", T, "design.csv"),
-                 ("figure", F, lambda config: config["design"]["stem"] if config.get("design") else None)),
+        outputs=(("figure", F, lambda config: config["design"]["stem"] if config.get("design") else None),),
         log="design/table", jobs=_when("design"),
         params={"design": _optional_canonical("design"), "settings": _design_settings,
                 "swept": _design_swept},
@@ -555,7 +538,6 @@ RESULT_RULES = (
     ResultRule(
         rule="aggregate_sweep", what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
         inputs=_cells_of("sweep_block", sweep=lambda c, w: w["sweep"]),  # the blocks of every cell
-        outputs=(("cells", T, "{sweep}_cells.csv"), ("thresholds", T, "{sweep}_thresholds.csv")),
         log="aggregate/{sweep}", jobs=_per("sweeps", "sweep"),
         constraints=lambda config: {"sweep": "|".join(config["sweeps"])},
     ),
@@ -565,7 +547,7 @@ RESULT_RULES = (
             # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
             "sweeps": [sweep_tables(s)[1] for s in config["sweeps"] if s != config["easy_hard"]["sweep"]],
             "delta_alg": table("delta_alg.csv")},
-        outputs=((None, T, "thresholds.csv"),), log="threshold_table",
+        log="threshold_table",
         resources={"mem_mb": 500, "runtime": 5},
     ),
     # stage 4: figures
@@ -594,15 +576,14 @@ RESULT_RULES = (
     ResultRule(
         rule="easy_hard_figure", what="Drawing easy vs hard direction learning",
         inputs=_cells_of("sweep_block", sweep=lambda c, w: c["easy_hard"]["sweep"]),
-        outputs=(("figure", F, lambda config: config["easy_hard"]["stem"]),
-                 ("table", T, lambda config: f"{config['easy_hard']['stem']}_learning_steps.csv")),
+        outputs=(("figure", F, lambda config: config["easy_hard"]["stem"]),),
         log=lambda config: f"figures/{config['easy_hard']['stem']}",
         params={"level": "easy_hard.learned_overlap"},
     ),
     # stage 5: the claims table with computed verdicts (the manuscript: paper.smk)
     ResultRule(
         rule="claims_table", what="The paper's claims against the results: verdicts",
-        inputs=lambda config, w: claims_inputs(config), outputs=((None, T, "claims.csv"),),
+        inputs=lambda config, w: claims_inputs(config),
         log="paper/claims",
         params={"tolerance": canonical_key("claims.tolerance"), "paper": canonical_key("claims.paper"),
                 "roles": _claim_roles},  # which sweeps and models each claim reads
