@@ -105,3 +105,26 @@ def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
     proc = run_python("\n".join([*imports, "import sys", loaded]))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "False"]
+
+
+def test_the_kernel_modules_read_from_the_source_are_those_that_warm_and_a_leader_shares_them():
+    """``deps.kernel_modules`` (read without importing numba) names exactly the modules of a script's
+    closure that have ``warm()``; every warmed script's leader (``kernels.kernel_leader``) holds the
+    same kernel modules and comes first among them in the job registry."""
+    import importlib
+
+    from featlearn.pipeline import jobs, kernels
+    from featlearn.pipeline.deps import kernel_modules, module_names
+
+    package, scripts = ROOT / "src" / "featlearn", ROOT / "workflow" / "scripts"
+    warmed = list(dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm))
+    for script in warmed:
+        names = module_names(scripts / f"{script}.py", package)
+        imported = tuple(n for n in names if hasattr(importlib.import_module(n), "warm"))
+        assert kernel_modules(scripts / f"{script}.py", package) == imported
+        leader = kernels.kernel_leader(script, ROOT)
+        assert kernel_modules(scripts / f"{leader}.py", package) == imported
+        assert warmed.index(leader) <= warmed.index(script)
+        assert kernels.kernel_leader(leader, ROOT) == leader
+    followers = {s for s in warmed if kernels.kernel_leader(s, ROOT) != s}
+    assert {"run_grokking", "fixed_point_model", "theory_sim_cell"} <= followers  # what sharing saves

@@ -55,6 +55,7 @@ def code(script):
 # Written now, while the workflow is parsed: a stamp first written by an input function during DAG
 # building can be missed by Snakemake's cached listing of results/.code (MissingInputException).
 WARM_CODE = code("warm_numba.py")
+LINK_CODE = code("link_numba.py")
 
 
 def warmed_code(script):
@@ -64,6 +65,18 @@ def warmed_code(script):
     return [WARM_CODE, code(f"{script}.py")]
 
 
+def kernel_leader(script):
+    """The script whose numba cache ``<script>.py``'s shares (``kernels.kernel_leader``)."""
+    return kernels.kernel_leader(script, ROOT)
+
+
+def kernel_scripts(leaders):
+    """The warmed scripts that lead their kernel group (``leaders`` True) or follow a leader, as a
+    wildcard constraint."""
+    scripts = sorted({kind.script for kind in registry.KINDS if kind.warm})
+    return "|".join(s for s in scripts if (kernel_leader(s) == s) == leaders) or "^$"
+
+
 def kernel_tag_constraint():
     """The tags of this config's model kernels, as a wildcard constraint (none: nothing matches)."""
     return "|".join(kernels.kernel_tags(config)) or "^$"
@@ -71,10 +84,11 @@ def kernel_tag_constraint():
 
 def kernel_cache_dir(ready):
     """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
-    marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per
-    script: numba keys a cached kernel by signature only, so a kernel first compiled inside another
-    script's kernel (e.g. a fastmath caller) would otherwise be cached with that context's code, and
-    results would depend on which warm-up ran first."""
+    marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per set of
+    kernel modules: numba keys a cached kernel by signature only, so a kernel first compiled inside
+    another set's kernel (e.g. a fastmath caller) would otherwise be cached with that context's
+    code, and results would depend on which warm-up ran first; scripts with the same kernel modules
+    share their leader's (:func:`kernel_leader`, a link)."""
     return os.path.splitext(ready)[0]
 
 

@@ -35,7 +35,7 @@ rule numba_cache:
         f"{RESULTS}/logs/numba_cache/{{script}}.log",
         usage=f"{RESULTS}/benchmarks/numba_cache/{{script}}.tsv",
     wildcard_constraints:
-        script=r"\w+",
+        script=kernel_scripts(leaders=True),
     params:
         cache_dir=lambda w, output: kernel_cache_dir(output.ready),
         modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
@@ -45,6 +45,31 @@ rule numba_cache:
         ENV
     script:
         "../scripts/warm_numba.py"
+
+
+# A script whose kernel modules are its leader's (kernel_leader) shares the leader's cache: its cache
+# folder is a link to the leader's, made once the leader's warm-up is done, so those kernels compile
+# once per build.
+rule numba_cache_link:
+    message:
+        "Sharing the numba cache of {wildcards.script}.py with the script of the same kernels"
+    input:
+        code=lambda w: [LINK_CODE, code(f"{w.script}.py")],
+        leader=lambda w: f"{NUMBA_CACHE}/{kernel_leader(w.script)}.ready",
+    output:
+        ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
+    log:
+        f"{RESULTS}/logs/numba_cache/{{script}}.log",
+    wildcard_constraints:
+        script=kernel_scripts(leaders=False),
+    params:
+        cache_dir=lambda w, output: kernel_cache_dir(output.ready),
+        leader=lambda w: kernel_leader(w.script),
+    localrule: True
+    conda:
+        ENV
+    script:
+        "../scripts/link_numba.py"
 
 
 use rule numba_cache as model_numba_cache with:

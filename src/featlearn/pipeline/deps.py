@@ -93,6 +93,21 @@ def module_names(script, package_root):
     return [_dotted_name(package_root, f) for f in module_closure(script, package_root)]
 
 
+def kernel_modules(script, package_root):
+    """The modules of :func:`module_names` that define numba kernels: those with a top-level
+    ``warm()`` (``featlearn.io.warmup``; read from the source, without importing numba)."""
+    package_root = Path(package_root).resolve()
+    return tuple(
+        _dotted_name(package_root, f) for f in module_closure(script, package_root) if _defines_warm(f)
+    )
+
+
+@functools.cache
+def _defines_warm(path):
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    return any(isinstance(node, ast.FunctionDef) and node.name == "warm" for node in tree.body)
+
+
 def closure_digest(script, package_root):
     """SHA-256 (hex) of the modules :func:`module_closure` lists: each one's path under
     ``package_root`` and its bytes, so it changes exactly when one of them, or the set, does."""

@@ -12,11 +12,14 @@ activation and loss has no tag: its kernel, cache and inputs are those of a conf
 entries.
 """
 
+import functools
 import hashlib
 import itertools
+from pathlib import Path
 
 from featlearn.model.loss_choice import loss_name
 from featlearn.pipeline import jobs
+from featlearn.pipeline.deps import kernel_modules
 
 HASH_DIGITS = 10
 """Hex digits of the SHA-256 of an expression in its tag."""
@@ -77,3 +80,15 @@ def job_kernel_tag(config, rule, wildcards):
         return None
     settings = jobs.KIND[rule].build(config, wildcards)
     return kernel_tag(config, settings.activation, loss_name(settings))
+
+
+@functools.cache
+def kernel_leader(script, root):
+    """The script whose numba cache ``<script>.py`` shares: the first warmed script of the job
+    registry (``jobs.KINDS``) whose closure holds the same kernel modules (``deps.kernel_modules``;
+    ``root``: the checkout).  Its warm-up would compile exactly the same kernels, so a follower's
+    cache folder is a link to its leader's (rule numba_cache_link); a script leads itself."""
+    package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
+    mine = kernel_modules(scripts / f"{script}.py", package)
+    warmed = [kind.script for kind in jobs.KINDS if kind.warm]
+    return next((s for s in warmed if kernel_modules(scripts / f"{s}.py", package) == mine), script)
