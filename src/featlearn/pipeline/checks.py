@@ -144,7 +144,7 @@ def link_requirements(config):
             raise ConfigError(key, f"{name!r} has no hard direction (its first Hermite coefficient is not 0)")
     if design and not get_link(config["design"]["link"]).even:
         for name in config["design"]["designs"]:
-            merged = jobs.KIND["design_theory"].build(config, {"design": name})
+            merged = jobs.settings_of("design_theory", config, design=name)
             if trains_second_layer(merged.train):
                 raise ConfigError(
                     merged.config_key("train", f"design.designs.{name}.train"),
@@ -253,7 +253,7 @@ def easy_hard_link(config):
 def hessian_links(config):
     """The Hessian cells' link has a hard direction to project out."""
     for act in config["hessian"]["delta"]:
-        link = jobs.KIND["hessian_cell"].build(config, {"activation": act}).link
+        link = jobs.settings_of("hessian_cell", config, activation=act).link
         if not get_link(link).hard:
             raise ConfigError("hessian", f"the link {link!r} has no hard direction to project out")
 

@@ -71,7 +71,8 @@ class Kind:
     def build(self, config, w):
         """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace),
         each field from its source or its convention (``settings.build``)."""
-        sources = {name: self.sources[name] for name in self.sources if name not in self.param_names()}
+        params = set(self.param_names())
+        sources = {name: source for name, source in self.sources.items() if name not in params}
         return typed.build(
             self.settings,
             config,

@@ -180,7 +180,7 @@ def _settings(rule, names):
     wildcards}), as {name: dict}, with the union of their origins."""
 
     def source(config, w):
-        built = {name: jobs.KIND[rule].build(config, wildcards) for name, wildcards in names(config).items()}
+        built = {name: jobs.settings_of(rule, config, **cell) for name, cell in names(config).items()}
         keys = typed.origin_keys(s.origin.get(n) for s in built.values() for n in s.field_names())
         return {name: s.asdict() for name, s in built.items()}, tuple(sorted(keys))
 
@@ -246,7 +246,7 @@ def _finite_size_pricing(config, w):
     memory per job (``resources.gd_cell_mem_mb``)."""
     out, keys = {}, {"budget_scale_d"}
     for model, spec in config["finite_size"]["models"].items():
-        s = jobs.KIND["sweep_block"].build(config, {"sweep": spec["sweep"]})
+        s = jobs.settings_of("sweep_block", config, sweep=spec["sweep"])
         out[model] = {
             "dtype": s.dtype,
             "steps": s.steps,
@@ -262,13 +262,13 @@ def _finite_size_pricing(config, w):
 
 
 def _phase_title(config, w):
-    s = jobs.KIND["sweep_block"].build(config, {"sweep": sweep_of_figure(config, w["stem"])})
+    s = jobs.settings_of("sweep_block", config, sweep=sweep_of_figure(config, w["stem"]))
     return f"{s.activation}, y = {s.link}", (s.origin["activation"], s.origin["link"])
 
 
 def _widths(config, w):
     names = [name for group in config["width"]["groups"].values() for name in group]
-    built = {name: jobs.KIND["sweep_block"].build(config, {"sweep": name}) for name in names}
+    built = {name: jobs.settings_of("sweep_block", config, sweep=name) for name in names}
     return {name: s.m for name, s in built.items()}, tuple(
         sorted({s.origin.get("m") for s in built.values()} - {None})
     )
