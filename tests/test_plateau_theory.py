@@ -1,12 +1,18 @@
 """The plateau against the fixed point (docs/outlier.md, (O19)–(O21)) on synthetic plateau cells with
-known finite-d laws, inside and outside the stated 1/d law."""
+known finite-d laws: inside the family of approach laws, between two of its laws, and outside it."""
 
 import math
 
 import numpy as np
 import pytest
 
-from featlearn.analysis.plateau_theory import extrapolate, observable_rows, plateau_threshold_rows
+from featlearn.analysis.plateau_theory import (
+    extrapolate,
+    law_fits,
+    law_robust_verdict,
+    observable_rows,
+    plateau_threshold_rows,
+)
 
 DS = (600, 1200, 2400, 4800)
 
@@ -59,9 +65,10 @@ def test_extrapolate_recovers_an_exact_one_over_d_law():
 
 
 def test_a_plateau_on_the_fixed_point_agrees_and_one_six_percent_above_disagrees():
-    """Truth inside the law (m_∞ + 30/d): the fixed point at m_∞ agrees on every observable; one at
-    m_∞/1.06 (the plateau 6 % above it) disagrees, with a gap interval that holds the true gap."""
-    data = cells(lambda d, delta: 0.8 + 30.0 / d)
+    """Truth inside the family (m_∞ + 30/d), errors small enough that 4 d reject the other laws: the
+    fixed point at m_∞ agrees on every observable; one at m_∞/1.06 (the plateau 6 % above it)
+    disagrees, with a gap interval that holds the true gap."""
+    data = cells(lambda d, delta: 0.8 + 30.0 / d, sd=0.002)
     same = observable_rows("gelu", data, fixed_point(0.8))
     assert {r["verdict"] for r in same} == {"agrees"}
     lower = observable_rows("gelu", data, fixed_point(0.8 / 1.06))
@@ -70,11 +77,37 @@ def test_a_plateau_on_the_fixed_point_agrees_and_one_six_percent_above_disagrees
     assert all(r["gap_low"] <= true_gap <= r["gap_high"] for r in lower)
 
 
-def test_a_truth_outside_the_law_is_not_judged():
-    """m_d = m_∞ + 3/√d: with 4 d and small errors the 1/d law is rejected, and no verdict is given."""
-    data = cells(lambda d, delta: 0.8 + 3.0 / math.sqrt(d), sd=0.002)
+def test_a_one_over_sqrt_d_truth_is_judged_under_its_own_law():
+    """m_d = m_∞ + 3/√d exactly, s.e. 0.0007 at 4 d: the 1/d and d^(−2/3) laws are rejected, the 1/√d
+    law is not, and under it alone the fixed point at m_∞ agrees and one 0.01 away disagrees."""
+    d = np.array(DS, float)
+    fits = law_fits(d, 0.8 + 3.0 / np.sqrt(d), np.full(d.size, 7e-4))
+    assert [tag for tag, f in fits.items() if f["admissible"]] == ["inv_sqrt_d"]
+    word, gap, low, high = law_robust_verdict(fits, 0.8, 0.0)
+    assert word == "agrees" and math.isnan(gap) and low <= 0.0 <= high
+    assert law_robust_verdict(fits, 0.79, 0.0)[0] == "disagrees"
+
+
+def test_a_truth_outside_every_law_is_not_judged():
+    """m_d = m_∞ + 0.3 d^(−0.2), slower than every law of the family: with 4 d and small errors
+    every law is rejected, and no verdict is given."""
+    data = cells(lambda d, delta: 0.8 + 0.3 * d**-0.2, sd=0.002)
     rows = observable_rows("gelu", data, fixed_point(0.8))
-    assert {r["verdict"] for r in rows} == {"undetermined (law rejected)"}
+    assert {r["verdict"] for r in rows} == {"undetermined (every law rejected)"}
+    assert all(math.isnan(r["limit_low"]) for r in rows)
+
+
+def test_laws_that_disagree_leave_the_verdict_undetermined():
+    """The bulk edge's case: an edge at 0 approached as 0.6/√d, seen at d = 300, 600, 1200 with
+    s.e. 0.003. No law is rejected; under 1/d the limit is positive (0.012, interval clear of 0),
+    under 1/√d it is 0, so (O20) is undetermined, and the gap's interval (the union) holds 0."""
+    d = np.array([300.0, 600.0, 1200.0])
+    fits = law_fits(d, 0.6 / np.sqrt(d), np.full(d.size, 0.003))
+    assert all(f["admissible"] for f in fits.values())
+    assert fits["inv_d"]["limit"] - 1.96 * fits["inv_d"]["limit_se"] > 0
+    word, gap, low, high = law_robust_verdict(fits, 0.0, 0.0)
+    assert word == "undetermined (laws disagree)"
+    assert gap == pytest.approx(fits["inv_d"]["limit"]) and low < 0 < high
 
 
 def test_the_plateau_threshold_extrapolates_the_margin_zero():
@@ -93,7 +126,15 @@ def test_the_plateau_threshold_extrapolates_the_margin_zero():
     assert rows[0]["spec_minus_gd_inf"] == pytest.approx(9.3 - limit["delta_nn_gd"])
 
 
-def test_two_d_give_a_verdict_that_says_its_law_is_unchecked():
-    data = [c for c in cells(lambda d, delta: 0.8 + 30.0 / d) if c["d"] in (600, 1200)]
-    rows = observable_rows("gelu", data, fixed_point(0.8))
-    assert {r["verdict"] for r in rows} == {"agrees (law unchecked: 2 d)"}
+def test_two_d_check_no_law():
+    """With two d no law can be rejected: a truth flat in d agrees under every law and says the laws
+    are unchecked; a 30/d truth extrapolates differently under 1/d and 1/√d, so it is undetermined."""
+    two = [600, 1200]
+    flat = [c for c in cells(lambda d, delta: 0.8) if c["d"] in two]
+    assert {r["verdict"] for r in observable_rows("gelu", flat, fixed_point(0.8))} == {
+        "agrees (laws unchecked: 2 d)"
+    }
+    sloped = [c for c in cells(lambda d, delta: 0.8 + 30.0 / d) if c["d"] in two]
+    assert {r["verdict"] for r in observable_rows("gelu", sloped, fixed_point(0.8))} == {
+        "undetermined (laws disagree)"
+    }

@@ -243,10 +243,18 @@ def spectral_threshold_rows(rows):
     ]
 
 
+def _limit_interval(value, low, high):
+    """A d → ∞ limit: the value and its interval; the interval alone where the approach laws leave no
+    point (the 1/d law rejected); "—" where none is admissible."""
+    if math.isnan(value) and math.isfinite(low) and math.isfinite(high):
+        return interval(low, high)
+    return _interval(value, low, high)
+
+
 def plateau_threshold_rows(rows):
     """Per activation and d of plateau_threshold.csv (docs/outlier.md, (O21)): δ_NN^GD(d) with its
-    Fieller interval beside δ_spec(d), and the d → ∞ row (its limit, NaN with fewer than two d);
-    None without the scan."""
+    Fieller interval beside δ_spec(d), and the d → ∞ row (the 1/d law's limit and the interval over
+    the admissible approach laws; "—" with fewer than two d); None without the scan."""
     if rows is None:
         return None
     return [
@@ -255,7 +263,7 @@ def plateau_threshold_rows(rows):
             "d": "∞"
             if str(r["d"]) in ("inf", "nan") or not math.isfinite(float(r["d"]))
             else str(int(float(r["d"]))),
-            "delta_nn_gd": _interval(r["delta_nn_gd"], r["delta_nn_gd_low"], r["delta_nn_gd_high"]),
+            "delta_nn_gd": _limit_interval(r["delta_nn_gd"], r["delta_nn_gd_low"], r["delta_nn_gd_high"]),
             "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
             "delta_nn_rs": fmt(r["delta_nn_rs"]),
         }

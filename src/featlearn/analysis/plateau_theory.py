@@ -5,24 +5,30 @@ eqs. (O19)–(O21)).
 Per (d, δ) the plateau cells (``hessian.plateau``: restricted GD to ‖∇R̂‖ ≤ grad_tol) give, per
 seed, ‖θ‖², the training loss, the Hessian's bulk edge, λ_min and its overlap² with θ*, and the
 margin (O8) of the outlier equations fed with the state's own law of (g², w).  Each observable's
-seed mean m_d (standard error s_d) is extrapolated with the stated finite-d law
+seed mean m_d (standard error s_d) is extrapolated under each finite-d law of the family
 
-    m_d = m_∞ + b/d,                                                                       (O19)
+    m_d = m_∞ + b d^(−γ),   γ ∈ {1, 2/3, 1/2}  (``LAWS``),                                 (O19)
 
 by weighted least squares (weights 1/s_d²; Gaussian likelihood with known s_d, so the profile
 interval of m_∞ is m̂_∞ ± 1.96 se), with a χ² goodness-of-fit p-value when there are more d than
-two.  The fixed point's value v at the same δ (with its numerical error e) is then judged
+two.  A law is admissible unless its fit is rejected (p < 0.05).  The fixed point's value v at the
+same δ (with its numerical error e) is judged under each admissible law
 
     agrees     |m̂_∞ − v| ≤ 1.96 √(se² + e²),      disagrees otherwise,                    (O20)
 
-and "undetermined" with one d, or where (O19) is rejected (p < 0.05); with two d the verdict says
-that the law is unchecked.  The gap m̂_∞ − v is reported with its interval either way.
+and the verdict is the one every admissible law gives; "undetermined" where they differ (the data do
+not identify the approach law, and the limit depends on it), where every law is rejected, or with one
+d; with two d no law can be checked and the verdict says so.  The gap m̂_∞ − v is reported under
+1/d (the leading correction of a smooth observable) and its interval as the union over the admissible
+laws.
 
 The plateau's threshold δ_NN^GD(d): per d, the zero in δ of the semi-empirical margin over that d's
 seeds (``spectral_threshold.lambda_crossing``: a line or a quadratic in δ picked by a curvature
-test, Fieller's interval), extrapolated to d → ∞ by (O19) with σ_d its interval's s.e.:
+test, Fieller's interval), extrapolated to d → ∞ under the same family with σ_d its interval's s.e.:
 
-    δ_NN^GD(∞) = lim_d δ_NN^GD(d),   against δ_NN^RS(∞) (the fixed point's) and δ_spec(d).   (O21)
+    δ_NN^GD(∞) = lim_d δ_NN^GD(d),   against δ_NN^RS(∞) (the fixed point's) and δ_spec(d),   (O21)
+
+its interval the union over the admissible laws, and δ_spec(d) set against each law's limit.
 """
 
 import math
@@ -37,6 +43,10 @@ Z95 = 1.959963984540054
 
 GOF_LEVEL = 0.05
 """(O19) is rejected where its χ² goodness-of-fit p-value is below this."""
+
+LAWS = {"inv_d": 1.0, "inv_d2_3": 2.0 / 3.0, "inv_sqrt_d": 0.5}
+"""The exponents γ of (O19) by column tag: 1/d (a smooth observable's leading correction), d^(−2/3)
+(the Tracy–Widom scale of a spectral edge) and d^(−1/2) (the scale of a seed's fluctuation)."""
 
 OBSERVABLES = ("norm2", "train_loss", "bulk_edge", "lambda_min", "overlap2")
 
@@ -82,9 +92,10 @@ def numerical_error(fp, observable):
     return float(abs(values[-1] - values[-2]))
 
 
-def extrapolate(d, mean, se):
-    """(O19) by weighted least squares: {limit, limit_se, slope, gof_p, n_d}; the limit NaN with
-    fewer than two d, gof_p NaN with two."""
+def extrapolate(d, mean, se, exponent=1.0):
+    """(O19) with γ = ``exponent`` by weighted least squares: {limit, limit_se, slope, gof_p, n_d,
+    admissible}; the limit NaN with fewer than two d, gof_p NaN with two; admissible unless the
+    limit is undefined or the fit is rejected (gof_p < ``GOF_LEVEL``)."""
     d, mean, se = (np.asarray(v, float) for v in (d, mean, se))
     keep = np.isfinite(mean) & np.isfinite(se) & (se > 0)
     out = {
@@ -93,10 +104,11 @@ def extrapolate(d, mean, se):
         "slope": math.nan,
         "gof_p": math.nan,
         "n_d": int(keep.sum()),
+        "admissible": False,
     }
     if keep.sum() < 2:
         return out
-    x = np.column_stack([np.ones(keep.sum()), 1.0 / d[keep]])
+    x = np.column_stack([np.ones(keep.sum()), d[keep] ** -exponent])
     w = 1.0 / se[keep] ** 2
     cov = np.linalg.inv(x.T @ (w[:, None] * x))
     coef = cov @ x.T @ (w * mean[keep])
@@ -104,20 +116,72 @@ def extrapolate(d, mean, se):
     if keep.sum() > 2:
         chi2 = float(np.sum(w * (mean[keep] - x @ coef) ** 2))
         out["gof_p"] = float(stats.chi2.sf(chi2, keep.sum() - 2))
+    out["admissible"] = not out["gof_p"] < GOF_LEVEL
     return out
 
 
+def law_fits(d, mean, se):
+    """(O19) under every law of ``LAWS``: {tag: ``extrapolate`` under that γ}."""
+    return {tag: extrapolate(d, mean, se, gamma) for tag, gamma in LAWS.items()}
+
+
+def union_interval(fits):
+    """The union of the admissible laws' 95 % intervals of m_∞, (low, high); NaN where none is."""
+    sides = [
+        (f["limit"] - Z95 * f["limit_se"], f["limit"] + Z95 * f["limit_se"])
+        for f in fits.values()
+        if f["admissible"]
+    ]
+    if not sides:
+        return math.nan, math.nan
+    return min(lo for lo, _ in sides), max(hi for _, hi in sides)
+
+
 def verdict(limit, limit_se, theory, error):
-    """(O20): (verdict, gap, gap_low, gap_high)."""
+    """(O20) under one law: (verdict, gap, gap_low, gap_high)."""
     if not (math.isfinite(limit) and math.isfinite(theory)):
         return "undetermined", math.nan, math.nan, math.nan
     gap, half = limit - theory, Z95 * math.hypot(limit_se, error)
     return ("agrees" if abs(gap) <= half else "disagrees"), gap, gap - half, gap + half
 
 
+def law_robust_verdict(fits, theory, error):
+    """(O20) over the admissible laws of ``fits`` (``law_fits``): (verdict, gap under 1/d (NaN where
+    1/d is not admissible), the union of the admissible laws' gap intervals)."""
+    n_d = max(f["n_d"] for f in fits.values())
+    judged = {
+        tag: verdict(f["limit"], f["limit_se"], theory, error) for tag, f in fits.items() if f["admissible"]
+    }
+    if n_d < 2 or not math.isfinite(theory):
+        return "undetermined", math.nan, math.nan, math.nan
+    if not judged:
+        return "undetermined (every law rejected)", math.nan, math.nan, math.nan
+    words = {word for word, *_ in judged.values()}
+    gap = judged["inv_d"][1] if "inv_d" in judged else math.nan
+    low, high = min(j[2] for j in judged.values()), max(j[3] for j in judged.values())
+    if len(words) > 1:
+        return "undetermined (laws disagree)", gap, low, high
+    word = words.pop()
+    return (word + " (laws unchecked: 2 d)" if n_d == 2 else word), gap, low, high
+
+
+def law_columns(fits):
+    """Per law of ``fits``: its limit with its 95 % interval and goodness of fit, as table columns."""
+    row = {}
+    for tag, f in fits.items():
+        row |= {
+            f"limit_{tag}": f["limit"],
+            f"limit_{tag}_low": f["limit"] - Z95 * f["limit_se"],
+            f"limit_{tag}_high": f["limit"] + Z95 * f["limit_se"],
+            f"gof_p_{tag}": f["gof_p"],
+        }
+    return row
+
+
 def observable_rows(activation, cells, fp):
-    """Per δ and observable: the seed means per d, the (O19) limit with its interval, the fixed
-    point's value with its numerical error, the gap and the (O20) verdict."""
+    """Per δ and observable: the seed means per d, the limit under each law of (O19) with its
+    interval, the 1/d law's line (limit, slope, goodness of fit), the fixed point's value with its
+    numerical error, the gap and the law-robust (O20) verdict."""
     rows = []
     ds = sorted({int(c["d"]) for c in cells})
     for delta in sorted({float(c["delta"]) for c in cells}):
@@ -126,22 +190,21 @@ def observable_rows(activation, cells, fp):
             values = {d: seed_values(at[d], observable) if d in at else np.array([]) for d in ds}
             mean = [v.mean() if v.size else math.nan for v in values.values()]
             se = [v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.nan for v in values.values()]
-            fit = extrapolate(ds, mean, se)
+            fits = law_fits(ds, mean, se)
             theory, error = fixed_point_value(fp, delta, observable), numerical_error(fp, observable)
-            word, gap, low, high = verdict(fit["limit"], fit["limit_se"], theory, error)
-            if fit["n_d"] > 2 and fit["gof_p"] < GOF_LEVEL:
-                word = "undetermined (law rejected)"
-            elif fit["n_d"] == 2 and word != "undetermined":
-                word += " (law unchecked: 2 d)"
+            word, gap, low, high = law_robust_verdict(fits, theory, error)
             row = {"activation": activation, "delta": delta, "observable": observable}
             for d, m, s, v in zip(ds, mean, se, values.values(), strict=True):
                 row |= {f"d{d}_mean": m, f"d{d}_se": s, f"d{d}_seeds": int(v.size)}
+            limit_low, limit_high = union_interval(fits)
             row |= {
-                "limit": fit["limit"],
-                "limit_low": fit["limit"] - Z95 * fit["limit_se"],
-                "limit_high": fit["limit"] + Z95 * fit["limit_se"],
-                "slope": fit["slope"],
-                "gof_p": fit["gof_p"],
+                "limit": fits["inv_d"]["limit"],
+                "slope": fits["inv_d"]["slope"],
+                "gof_p": fits["inv_d"]["gof_p"],
+                "limit_low": limit_low,
+                "limit_high": limit_high,
+                "laws": " ".join(tag for tag, f in fits.items() if f["admissible"]),
+                **law_columns(fits),
                 "fixed_point": theory,
                 "fixed_point_error": error,
                 "gap": gap,
@@ -155,9 +218,9 @@ def observable_rows(activation, cells, fp):
 
 def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
     """Per d, δ_NN^GD(d) (the semi-empirical margin's zero with its Fieller interval) beside
-    (``delta_spec``: {d: (estimate, low, high)}) δ_spec(d) and its distance to δ_NN^GD(∞) in units
-    of their combined s.e.; a last row ``d = "inf"`` with the (O19) limit δ_NN^GD(∞), its interval
-    and goodness of fit; every row beside δ_NN^RS(∞)."""
+    (``delta_spec``: {d: (estimate, low, high)}) δ_spec(d) and its distance to each law's limit
+    δ_NN^GD(∞) in units of their combined s.e.; a last row ``d = "inf"`` with the 1/d law's limit,
+    the interval over the admissible laws and every law's limit; every row beside δ_NN^RS(∞)."""
     rows, ds, est, se = [], [], [], []
     for d in sorted({int(c["d"]) for c in cells}):
         at_d = [c for c in cells if int(c["d"]) == d and "semi_empirical_margin" in c]
@@ -185,27 +248,24 @@ def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
         ds.append(d)
         est.append(fit["estimate"])
         se.append(fit["se"])
-    fit = extrapolate(ds, est, se)
-    low, high = fit["limit"] - Z95 * fit["limit_se"], fit["limit"] + Z95 * fit["limit_se"]
-    for row in rows:  # δ_spec(d) against δ_NN^GD(∞), in units of their combined error
+    fits = law_fits(ds, est, se)
+    for row in rows:  # δ_spec(d) against each law's δ_NN^GD(∞), in units of their combined error
         spec_se = (row["delta_spec_high"] - row["delta_spec_low"]) / (2 * Z95)
-        row["spec_minus_gd_inf"] = row["delta_spec"] - fit["limit"]
-        row["spec_minus_gd_inf_z"] = row["spec_minus_gd_inf"] / math.hypot(spec_se, fit["limit_se"])
-    rows.append(
-        {
-            "activation": activation,
-            "d": "inf",
-            "delta_nn_gd": fit["limit"],
-            "delta_nn_gd_low": low,
-            "delta_nn_gd_high": high,
-            "degree": math.nan,
-            "delta_nn_rs": delta_nn_rs,
-            "delta_spec": math.nan,
-            "delta_spec_low": math.nan,
-            "delta_spec_high": math.nan,
-            "spec_minus_gd_inf": math.nan,
-            "spec_minus_gd_inf_z": math.nan,
-            "gof_p": fit["gof_p"],
-        }
-    )
-    return rows
+        row["spec_minus_gd_inf"] = row["delta_spec"] - fits["inv_d"]["limit"]
+        for tag, f in fits.items():
+            row[f"spec_z_{tag}"] = (row["delta_spec"] - f["limit"]) / math.hypot(spec_se, f["limit_se"])
+    low, high = union_interval(fits)
+    inf_row = {
+        "activation": activation,
+        "d": "inf",
+        "delta_nn_gd": fits["inv_d"]["limit"] if fits["inv_d"]["admissible"] else math.nan,
+        "delta_nn_gd_low": low,
+        "delta_nn_gd_high": high,
+        "degree": math.nan,
+        "delta_nn_rs": delta_nn_rs,
+        **dict.fromkeys(("delta_spec", "delta_spec_low", "delta_spec_high", "spec_minus_gd_inf"), math.nan),
+        **{f"spec_z_{tag}": math.nan for tag in fits},
+        "laws": " ".join(tag for tag, f in fits.items() if f["admissible"]),
+        **law_columns(fits),
+    }
+    return [*rows, inf_row]
