@@ -114,3 +114,21 @@ def test_plateau_cell_stacks_seeds_that_stop_at_different_steps():
         cell["checkpoint_steps"][reached]
         <= np.repeat(cell["final_step"][:, None], reached.shape[1], 1)[reached]
     )
+
+
+def test_threshold_scan_records_the_final_state_of_the_plateau_run_exactly():
+    """The scan cell skips the spectra along the way and the bulk spectrum; GD's path and the final
+    state's record are those of the full plateau cell, bit for bit."""
+    from featlearn.hessian import plateau
+    from featlearn.pipeline.settings import ThresholdScanSettings
+
+    base = {k: v for k, v in SETTINGS.asdict().items() if k in ThresholdScanSettings.field_names()}
+    scan = ThresholdScanSettings(
+        **base | {"activation": "gelu", "lr": 0.05, "steps": 3000}, d=30, seeds=2, grad_tol=1e-4, k=2
+    )
+    full = plateau.plateau_cell(PlateauSettings(**scan.asdict(), checkpoints=8), 6.0, log=lambda _: None)
+    cell = plateau.threshold_scan_cell(scan, 6.0, log=lambda _: None)
+    assert not any(k.startswith("checkpoint_") or k == "bulk" for k in cell)
+    for key in set(cell) - {"train_loss", "norm"}:
+        np.testing.assert_array_equal(cell[key], full[key], err_msg=key)
+    np.testing.assert_array_equal(cell["train_loss"][:, 0], full["train_loss"][:, 0])

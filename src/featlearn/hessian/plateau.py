@@ -83,10 +83,45 @@ class RestrictedProblem:
         return solver.solve(), solver.margin()
 
 
+def _final_state(prob, traj, k, log, start, seed_index, *, bulk):
+    """What a plateau cell records of the state GD reached: its losses and norm, the bottom of its
+    spectrum, the semi-empirical outlier (:meth:`RestrictedProblem.semi_empirical_outlier`) and, if
+    ``bulk``, its whole bulk spectrum (for histograms)."""
+    final = prob.spectrum(traj.theta, k)
+    semi, semi_margin = prob.semi_empirical_outlier(traj.theta)
+    whole = {"bulk": prob.bulk(traj.theta)} if bulk else {}
+    log(
+        f"seed {seed_index}: steps={traj.final_step} converged={traj.converged} "
+        f"lambda_min={final.eigenvalues[0]:.4f} overlap2={final.hard_overlap2[0]:.3f} "
+        f"bulk_edge={final.bulk_edge:.4f} ({time.perf_counter() - start:.1f}s)"
+    )
+    return {
+        "train_loss": traj.train_loss,
+        "norm": traj.norm,
+        "final_step": traj.final_step,
+        "converged": traj.converged,
+        "diverged": traj.diverged,
+        "final_train_loss": traj.final_train_loss,
+        "final_test_loss": traj.final_test_loss,
+        "final_norm": float(np.linalg.norm(traj.theta)),
+        "eigenvalues": final.eigenvalues,
+        "overlap2": final.hard_overlap2,
+        "bulk_edge": final.bulk_edge,
+        "h11": final.h11,
+        **whole,
+        "semi_empirical_outlier": semi.outlier,
+        "semi_empirical_overlap2": semi.overlap2,
+        "semi_empirical_bulk_edge": semi.bulk_edge,
+        "semi_empirical_margin": semi_margin,
+    }
+
+
 def plateau_run(settings, delta, seed_index, log=print):
     """Restricted GD to the plateau with spectra along the way; a dict of arrays for one seed.
 
-    ``settings``: ``PlateauSettings`` (d, the step budget, grad_tol, checkpoints, k).
+    ``settings``: ``PlateauSettings`` (d, the step budget, grad_tol, checkpoints, k).  Besides
+    :func:`_final_state` (with the bulk spectrum): the bottom of the spectrum at the ``checkpoints``
+    steps of a log grid.
     """
     k = settings.k
     prob = RestrictedProblem.setup(settings, settings.d, delta, seed_index)
@@ -107,38 +142,33 @@ def plateau_run(settings, delta, seed_index, log=print):
         rec["bulk_edge"][i], rec["h11"][i] = spec.bulk_edge, spec.h11
 
     traj = prob.run(settings.steps, grid, checkpoint, settings.grad_tol)
-    final = prob.spectrum(traj.theta, k)
-    semi, semi_margin = prob.semi_empirical_outlier(traj.theta)
-    bulk = prob.bulk(traj.theta)
-    log(
-        f"seed {seed_index}: steps={traj.final_step} converged={traj.converged} "
-        f"lambda_min={final.eigenvalues[0]:.4f} overlap2={final.hard_overlap2[0]:.3f} "
-        f"bulk_edge={final.bulk_edge:.4f} ({time.perf_counter() - start:.1f}s)"
-    )
     return {
         "checkpoint_steps": grid,
         **{f"checkpoint_{key}": value for key, value in rec.items()},
-        "train_loss": traj.train_loss,
-        "norm": traj.norm,
-        "final_step": traj.final_step,
-        "converged": traj.converged,
-        "diverged": traj.diverged,
-        "final_train_loss": traj.final_train_loss,
-        "final_test_loss": traj.final_test_loss,
-        "final_norm": float(np.linalg.norm(traj.theta)),
-        "eigenvalues": final.eigenvalues,
-        "overlap2": final.hard_overlap2,
-        "bulk_edge": final.bulk_edge,
-        "h11": final.h11,
-        "bulk": bulk,
-        "semi_empirical_outlier": semi.outlier,
-        "semi_empirical_overlap2": semi.overlap2,
-        "semi_empirical_bulk_edge": semi.bulk_edge,
-        "semi_empirical_margin": semi_margin,
+        **_final_state(prob, traj, k, log, start, seed_index, bulk=True),
     }
 
 
-def plateau_cell(settings, delta, log=print):
-    """All ``settings.seeds`` seeds of one (activation, δ) cell, stacked (leading axis = seed)."""
-    runs = [plateau_run(settings, delta, seed, log) for seed in range(settings.seeds)]
+def threshold_scan_run(settings, delta, seed_index, log=print):
+    """Restricted GD to the plateau and :func:`_final_state` alone (what the spectral-threshold
+    tables read, docs/finite_size.md (F14)): no spectra along the way, no bulk spectrum.
+
+    ``settings``: ``ThresholdScanSettings``; the losses and the norm are recorded at the first and
+    last steps only.
+    """
+    prob = RestrictedProblem.setup(settings, settings.d, delta, seed_index)
+    start = time.perf_counter()
+    traj = prob.run(settings.steps, gd.log_grid(settings.steps, 2), None, settings.grad_tol)
+    return _final_state(prob, traj, settings.k, log, start, seed_index, bulk=False)
+
+
+def plateau_cell(settings, delta, log=print, run=plateau_run):
+    """All ``settings.seeds`` seeds of one (activation, δ) cell, stacked (leading axis = seed);
+    ``run``: :func:`plateau_run` or :func:`threshold_scan_run`."""
+    runs = [run(settings, delta, seed, log) for seed in range(settings.seeds)]
     return stack_runs(runs, d=settings.d, delta=delta)
+
+
+def threshold_scan_cell(settings, delta, log=print):
+    """A cell of the spectral-threshold scan: :func:`plateau_cell` of :func:`threshold_scan_run`."""
+    return plateau_cell(settings, delta, log, run=threshold_scan_run)

@@ -321,7 +321,7 @@ KINDS = (
         rule="spectral_threshold_cell",
         path="spectral_threshold/{activation}/d{d}_delta{delta}",
         cells=_spectral_threshold_cells,
-        settings=typed.PlateauSettings,
+        settings=typed.ThresholdScanSettings,
         conventions_from="hessian",
         experiment="spectral_threshold",
         sources={
@@ -330,9 +330,8 @@ KINDS = (
             "d": _cell_d,
             "seeds": "spectral_threshold.seeds",
         },
-        cost=resources.plateau,
+        cost=resources.threshold_scan,
         cells_from="spectral_threshold.delta.{activation}",
-        script="hessian_cell",
         what="Plateau of the spectral-threshold scan",
     ),
     Kind(

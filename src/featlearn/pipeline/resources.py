@@ -147,11 +147,19 @@ def dataset(config, w, s):
     return gd_cell_mem_mb(s.d, s.delta, s.n_test, s.dtype), JOB_START
 
 
+def _plateau_cell(w, s, spectra):
+    delta = float(w.delta)
+    return restricted_mem_mb(s.d, delta, s.m), restricted_seconds(s.d, delta, s.steps, s.seeds, spectra, s.m)
+
+
 def plateau(config, w, s):
     """Restricted GD to the plateau, with a spectrum at each checkpoint and at the end."""
-    delta = float(w.delta)
-    seconds = restricted_seconds(s.d, delta, s.steps, s.seeds, s.checkpoints + 1, s.m)
-    return restricted_mem_mb(s.d, delta, s.m), seconds
+    return _plateau_cell(w, s, s.checkpoints + 1)
+
+
+def threshold_scan(config, w, s):
+    """A spectral-threshold cell: restricted GD to the plateau, one spectrum at the end."""
+    return _plateau_cell(w, s, 1)
 
 
 def landscape(config, w, s):

@@ -341,13 +341,27 @@ ConventionPlateauSettings = settings_class(
     supported=PLAIN_MODEL,
 )
 
+PLATEAU = ("steps", "d", "seeds", "k", "grad_tol")
+"""Restricted GD to the plateau: the budget, d, the seeds per cell, the spectrum's k and the stop."""
+
 PlateauSettings = settings_class(
     "PlateauSettings",
     """Hessian plateau and Fig 3 cells: restricted GD at dimension d (hard component projected out),
     ``seeds`` runs per cell, to ‖∇R̂‖ ≤ grad_tol, spectra (k smallest eigenvalues) at ``checkpoints``.""",
     MODEL,
     DATA,
-    ("steps", "d", "seeds", "k", "grad_tol", "checkpoints"),
+    (*PLATEAU, "checkpoints"),
+    without=("loss_normalisation",),
+    supported=RESTRICTED_GD,
+)
+
+ThresholdScanSettings = settings_class(
+    "ThresholdScanSettings",
+    """A cell of the spectral-threshold scan: the plateau of :data:`PlateauSettings`, with the
+    spectrum (k smallest eigenvalues) of its final state alone.""",
+    MODEL,
+    DATA,
+    PLATEAU,
     without=("loss_normalisation",),
     supported=RESTRICTED_GD,
 )
