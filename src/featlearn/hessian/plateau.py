@@ -5,7 +5,8 @@ For one (activation, d, δ, seed): restricted GD (hard component projected out o
 every gradient, ``gd.run(restrict=U)``) is run until ‖∇R̂‖ ≤ grad_tol or the step budget ends.
 At the checkpoint steps of a log grid and at the final state the bottom of the Hessian spectrum is
 recorded (``model.hessian_spectrum``: k smallest eigenvalues, their hard overlaps², the bulk edge, the
-hard block minimum H₁₁); at the final state also the whole bulk spectrum (for histograms).
+hard block minimum H₁₁); at the final state also the whole bulk spectrum (for histograms).  The
+spectral-threshold scan's cells (:func:`threshold_scan_cell`) record the final state alone.
 """
 
 import time
@@ -83,11 +84,11 @@ class RestrictedProblem:
         return solver.solve(), solver.margin()
 
 
-def _final_state(prob, traj, k, log, start, seed_index, *, bulk):
+def _final_state(prob, traj, log, start, seed_index, *, bulk):
     """What a plateau cell records of the state GD reached: its losses and norm, the bottom of its
     spectrum, the semi-empirical outlier (:meth:`RestrictedProblem.semi_empirical_outlier`) and, if
     ``bulk``, its whole bulk spectrum (for histograms)."""
-    final = prob.spectrum(traj.theta, k)
+    final = prob.spectrum(traj.theta, prob.settings.k)
     semi, semi_margin = prob.semi_empirical_outlier(traj.theta)
     whole = {"bulk": prob.bulk(traj.theta)} if bulk else {}
     log(
@@ -145,7 +146,7 @@ def plateau_run(settings, delta, seed_index, log=print):
     return {
         "checkpoint_steps": grid,
         **{f"checkpoint_{key}": value for key, value in rec.items()},
-        **_final_state(prob, traj, k, log, start, seed_index, bulk=True),
+        **_final_state(prob, traj, log, start, seed_index, bulk=True),
     }
 
 
@@ -159,7 +160,7 @@ def threshold_scan_run(settings, delta, seed_index, log=print):
     prob = RestrictedProblem.setup(settings, settings.d, delta, seed_index)
     start = time.perf_counter()
     traj = prob.run(settings.steps, gd.log_grid(settings.steps, 2), None, settings.grad_tol)
-    return _final_state(prob, traj, settings.k, log, start, seed_index, bulk=False)
+    return _final_state(prob, traj, log, start, seed_index, bulk=False)
 
 
 def plateau_cell(settings, delta, log=print, run=plateau_run):
