@@ -726,7 +726,19 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("configfiles", CONFIGS, ids=lambda c: "+".join(p.name for p in c) or "default")
+QUICK = ((), (TINY,))
+"""The configs whose summaries the default run checks."""
+
+
+@pytest.mark.parametrize(
+    "configfiles",
+    [  # the overlays' and paper.yaml's summaries (~90 s on 2 cores) run with the slow checks
+        pytest.param(
+            c, id="+".join(p.name for p in c) or "default", marks=() if c in QUICK else pytest.mark.slow
+        )
+        for c in CONFIGS
+    ],
+)
 def test_the_plan_lists_exactly_the_compute_jobs_snakemake_schedules(summaries, configfiles):
     """``featlearn.plan`` (the job registry) lists the same compute jobs, by output file, as
     Snakemake's DAG, for the default config, the tiny one and every overlay."""

@@ -78,19 +78,30 @@ class RestrictedProblem:
         """
         if theta.shape[0] != 1 or self.hard.shape[1] != 1:
             return outlier.OutlierResult(np.nan, np.nan, np.nan, False), np.nan
-        g2, w = self.weights(theta) if weights is None else weights
-        n, d = self.x64.shape
-        solver = outlier.OutlierSolver(g2, w, (d - 1) / n)
-        return solver.solve(), solver.margin()
+        return semi_empirical(*(self.weights(theta) if weights is None else weights), *self.x64.shape)
+
+
+def semi_empirical(g2, w, n, d):
+    """(its ``OutlierResult``, its margin (O8)) of the outlier equations (O3)–(O8) fed with the
+    empirical law of (g², w) of n samples in dimension d (γ = (d − 1)/n)."""
+    solver = outlier.OutlierSolver(g2, w, (d - 1) / n)
+    return solver.solve(), solver.margin()
 
 
 def _final_state(prob, traj, log, start, seed_index, *, bulk):
-    """What a plateau cell records of the state GD reached: its losses and norm, the bottom of its
-    spectrum, the semi-empirical outlier (:meth:`RestrictedProblem.semi_empirical_outlier`) and, if
-    ``bulk``, its whole bulk spectrum (for histograms)."""
+    """What a plateau cell records of the state GD reached (:func:`final_state_record`), with its
+    spectrum, semi-empirical outlier (:meth:`RestrictedProblem.semi_empirical_outlier`) and, if
+    ``bulk``, whole bulk spectrum (for histograms) computed from ``prob``."""
     final = prob.spectrum(traj.theta, prob.settings.k)
     semi, semi_margin = prob.semi_empirical_outlier(traj.theta)
-    whole = {"bulk": prob.bulk(traj.theta)} if bulk else {}
+    whole = prob.bulk(traj.theta) if bulk else None
+    return final_state_record(traj, final, semi, semi_margin, log, start, seed_index, whole)
+
+
+def final_state_record(traj, final, semi, semi_margin, log, start, seed_index, bulk=None):
+    """The record of one seed's final state: its losses and norm (``traj``, a ``gd.engine``
+    Trajectory or its fields), the bottom of its spectrum ``final`` (a ``Spectrum``), the
+    semi-empirical outlier ``semi`` with its margin and, if given, the whole ``bulk`` spectrum."""
     log(
         f"seed {seed_index}: steps={traj.final_step} converged={traj.converged} "
         f"lambda_min={final.eigenvalues[0]:.4f} overlap2={final.hard_overlap2[0]:.3f} "
@@ -109,7 +120,7 @@ def _final_state(prob, traj, log, start, seed_index, *, bulk):
         "overlap2": final.hard_overlap2,
         "bulk_edge": final.bulk_edge,
         "h11": final.h11,
-        **whole,
+        **({} if bulk is None else {"bulk": bulk}),
         "semi_empirical_outlier": semi.outlier,
         "semi_empirical_overlap2": semi.overlap2,
         "semi_empirical_bulk_edge": semi.bulk_edge,
