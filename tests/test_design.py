@@ -58,6 +58,7 @@ def with_design(config=TINY_CONFIG, **changes):
     return out
 
 
+@pytest.mark.slow  # ~20 s on 2 cores
 def test_the_threshold_is_where_the_margin_changes_sign():
     """Brent's root of the fixed point's margin: just below it no negative outlier, just above one
     (fresh solves, no warm start)."""

@@ -553,7 +553,12 @@ def downstream(rows, outputs):
 
 @pytest.mark.parametrize(
     "module",
-    ["theory/dmft.py", "model/loss.py", "analysis/criteria.py", "plotting/theory_figures.py", "gd/trials.py"],
+    [  # a compute module and a figure module by default; the other layers (~14 s each) with the slow checks
+        "model/loss.py",
+        "plotting/theory_figures.py",
+        *(pytest.param(m, marks=pytest.mark.slow) for m in ("theory/dmft.py", "analysis/criteria.py")),
+        pytest.param("gd/trials.py", marks=pytest.mark.slow),
+    ],
 )
 def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, script_imports, tmp_path, module):
     """The edit rewrites the code stamps of exactly the scripts whose derived code holds the module;
