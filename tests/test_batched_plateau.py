@@ -27,7 +27,9 @@ def test_activation_functions_are_the_catalogues(name):
     np.testing.assert_allclose(slope, ds, rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize(("activation", "delta"), [("gelu", 6.0), ("quad", 5.0)])
+@pytest.mark.parametrize(
+    ("activation", "delta"), [pytest.param("gelu", 6.0, marks=pytest.mark.slow), ("quad", 5.0)]
+)
 def test_lockstep_cell_is_the_cpu_cell_to_rounding(activation, delta):
     """Same data, same stopping steps, every recorded quantity within rounding of the numba cell."""
     settings = scan_settings(activation)

@@ -29,6 +29,7 @@ def _trajectory(s, d=60, delta=6.0):
     return trials.run_trial(s, d, delta, 0)
 
 
+@pytest.mark.slow
 def test_a_loss_scale_is_exactly_a_learning_rate_scale():
     """Training on s·R̂ with s = 1/E y² (second_moment) follows the trajectory of R̂ with η·s."""
     config = _config(

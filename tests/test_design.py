@@ -71,6 +71,7 @@ def test_the_threshold_is_where_the_margin_changes_sign():
     assert np.isfinite(out["scan_margin"]).all() and out["scan_margin"].size == 6
 
 
+@pytest.mark.slow
 def test_a_failed_solve_inside_the_refinement_is_unsolved(monkeypatch):
     """A NaN margin inside the Brent interval (a fixed-point solve that fails there) gives status
     ``unsolved``, not an exception; a scan with failed solves and no negative margin too."""
@@ -99,7 +100,7 @@ def test_statuses_without_a_crossing_in_the_bracket():
     assert dmft_grid(np.nan, [0.5, 1.0]) == [] and dmft_grid(8.0, [0.5, 1.0]) == [4.0, 8.0]
 
 
-@pytest.mark.parametrize("train", [("theta", "a"), ("theta", "a", "b")])
+@pytest.mark.parametrize("train", [pytest.param(("theta", "a"), marks=pytest.mark.slow), ("theta", "a", "b")])
 def test_a_trained_layer_design_has_no_long_time_threshold_and_an_anchored_dmft(train):
     """A design with a trained second layer: no δ_NN(∞) (status ``trained_layer``), its DMFT grid
     anchored at the fixed layer's δ_NN(∞) (the same fixed point, bit for bit), and a DMFT whose

@@ -302,6 +302,7 @@ def docs_analysis():
     }
 
 
+@pytest.mark.slow
 def test_quad_to_d4000_decides_growth_not_the_limit(docs_analysis):
     """Quad/he2, d = 250–4000 (docs/finite_size.md): the slope per doubling agrees with a referee's
     0.10 ± 0.04; a constant is disfavoured (p < 0.05) and no deceleration is detected; the power law's
@@ -322,6 +323,7 @@ def test_quad_to_d4000_decides_growth_not_the_limit(docs_analysis):
     assert summary["width_exponent_low"] < 0.28 < summary["width_exponent_high"]
 
 
+@pytest.mark.slow
 def test_gelu_growth_is_measured_and_its_limit_is_not_identified(docs_analysis):
     """GeLU/he2: the default build's cells at d = 250–1000 (10 trials each, the first block of the
     scaling overlay's cells) and the docs' d = 4000 cells (30 each).  The slope per doubling agrees
@@ -338,6 +340,7 @@ def test_gelu_growth_is_measured_and_its_limit_is_not_identified(docs_analysis):
     assert np.isnan(summary["delta_inf_high"])
 
 
+@pytest.mark.slow
 def test_the_docs_cells_leave_claim_14_undetermined(docs_analysis):
     """On the docs' cells (d = 250–4000) neither model's limit is identified and neither bound
     excludes δ_NN(∞) (GeLU 9.52, Quad 6.62): claim 14 reads undetermined."""
@@ -395,7 +398,12 @@ def _verdicts():
 
 @pytest.mark.parametrize(
     "truth, design, trials, replicates",
-    [("lnln", "wide", 30, 5), ("growth", "docs", 30, 4), ("log", "docs", 10, 4), ("power", "docs", 10, 4)],
+    [
+        pytest.param("lnln", "wide", 30, 5, marks=pytest.mark.slow),
+        ("growth", "docs", 30, 4),
+        ("log", "docs", 10, 4),
+        ("power", "docs", 10, 4),
+    ],
 )
 def test_claim_14_is_not_fooled_by_truths_inside_or_outside_the_family(truth, design, trials, replicates):
     """The seeded subset of benchmarks/finite_size_verdicts.py, each replicate through
@@ -435,6 +443,7 @@ def test_leave_out_z_has_unit_spread():
     assert 0.7 < np.std(pred) / np.mean(err) < 1.35
 
 
+@pytest.mark.slow
 def test_finite_size_analysis_rows(tmp_path):
     cells = simulate(100, seed=3, n_delta=6)
     rows = []
@@ -470,6 +479,7 @@ def test_finite_size_analysis_rows(tmp_path):
     assert three["summary"][0]["limit_status"] == "not tested"  # a limit law's leave-out needs 4 d
 
 
+@pytest.mark.slow
 def test_bootstrap_is_generated_under_each_reading_and_seeded():
     """(F10) on a power law that has nearly reached its limit 10 = δ_NN(∞) (200 trials per cell):
     replicates drawn under "δ∞ = δ_NN(∞)" choose a limit law more often than replicates drawn under
@@ -490,6 +500,7 @@ def test_bootstrap_is_generated_under_each_reading_and_seeded():
     assert a["boot_limit_limit"] > a["boot_growth_limit"]
 
 
+@pytest.mark.slow
 def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
     assert fs.main([str(DOCS_CELLS), "--bootstrap", "10", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
@@ -498,6 +509,7 @@ def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
     assert [r["model"] for r in summary] == ["quad", "gelu", "gelu_bump"]
 
 
+@pytest.mark.slow
 def test_decision_designs_separate_more_with_more_d_and_price_the_new_cells():
     """(F13): on a log law whose limit is δ_NN(∞) = 10, the separations grow with every doubling
     added; the price is called with exactly the design's new cells and the memory with each of them

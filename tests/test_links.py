@@ -150,6 +150,7 @@ def test_conditional_second_moment_obeys_the_tower_property(name):
         assert abs(w @ (m * f) - w @ (x**2 * f)) < 1e-10 * (1 + abs(w @ (x**2 * f)))
 
 
+@pytest.mark.slow
 def test_tower_property_with_three_preimages():
     """He₃ = g³ − 3g has three preimages for |y| < 2: E[M(Y) f(Y)] = E[g² f(Y)] by adaptive
     quadrature split where M(h(g)) jumps (g = ±1, ±2)."""
