@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHECK = """
@@ -128,3 +130,89 @@ def test_the_kernel_modules_read_from_the_source_are_those_that_warm_and_a_leade
         assert kernels.kernel_leader(leader, ROOT) == leader
     followers = {s for s in warmed if kernels.kernel_leader(s, ROOT) != s}
     assert {"run_grokking", "fixed_point_model", "theory_sim_cell"} <= followers  # what sharing saves
+
+
+def test_every_kernel_declares_its_fastmath_flags():
+    """numba compiles a kernel that sets no fastmath with the flags of the kernel that first calls it,
+    and caches that code under its signature alone; so a kernel shared by callers with different
+    flags would depend on which compiled first.  Every ``njit`` in the package (and in the generated
+    model kernel's template) names ``fastmath``."""
+    from featlearn.model import catalogue
+
+    sources = {p: p.read_text() for p in (ROOT / "src" / "featlearn").rglob("*.py")}
+    sources["catalogue template"] = catalogue.kernel_source({}, {})
+    calls = [
+        (name, node)
+        for name, text in sources.items()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "njit"
+    ]
+    assert len(calls) >= 40
+    assert [name for name, node in calls if "fastmath" not in {k.arg for k in node.keywords}] == []
+
+
+FASTMATH_CALLER_FIRST = """
+import sys
+from featlearn.io.job import use_kernel_cache
+use_kernel_cache(sys.argv[2])
+import numpy as np
+from numba import njit
+from featlearn.model.compiled import activation
+
+FLAGS = {"reassoc", "contract", "arcp", "nsz"}
+inheriting = njit(activation.py_func)  # the same σ, declaring no flags
+for kernel in (activation, inheriting):
+    fast = njit(fastmath=FLAGS)(lambda z: kernel(0, z)[0])
+    fast(0.5)  # compiles the kernel's (int64, float64) inside a fastmath caller first
+    print("reassoc" in kernel.inspect_llvm(kernel.signatures[0]))
+z = np.linspace(-3.0, 3.0, 61)
+np.save(sys.argv[1], np.array([activation(0, v) for v in z]))
+"""
+
+
+def test_a_fastmath_caller_compiling_first_leaves_the_model_kernel_precise(tmp_path):
+    """The model kernel's σ compiled first inside a fastmath caller is the precise σ: the same bits
+    as compiled alone, so a job's σ does not depend on which kernel its warm-up compiled first."""
+    first = run_python(FASTMATH_CALLER_FIRST, tmp_path / "first.npy", tmp_path / "first")
+    alone = run_python(
+        FASTMATH_CALLER_FIRST.replace("fast(0.5)", "kernel(0, 0.5)"),
+        tmp_path / "alone.npy",
+        tmp_path / "alone",
+    )
+    assert first.returncode == 0 and alone.returncode == 0, first.stderr + alone.stderr
+    assert first.stdout.split() == ["False", "True"]  # declared: precise; undeclared: inherits
+    assert alone.stdout.split() == ["False", "False"]
+    assert np.array_equal(np.load(tmp_path / "first.npy"), np.load(tmp_path / "alone.npy"))
+
+
+CALLER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from featlearn.io.job import use_kernel_cache
+use_kernel_cache(sys.argv[2])
+import caller
+print(caller.outer(1.0))
+"""
+
+
+def test_a_warm_up_recompiles_a_kernel_whose_callee_changed(tmp_path):
+    """numba checks a cached kernel against its own file only: after an edit of its callee's file the
+    old callee is loaded inside it.  ``reset_kernel_cache`` (what a warm-up does first) recompiles."""
+    from featlearn.io.warmup import reset_kernel_cache
+
+    code, cache = tmp_path / "code", tmp_path / "cache"
+    code.mkdir()
+    (code / "callee.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef inner(x):\n    return 2.0 * x\n"
+    )
+    (code / "caller.py").write_text(
+        "from numba import njit\nfrom callee import inner\n\n"
+        "@njit(cache=True)\ndef outer(x):\n    return inner(x) + 1.0\n"
+    )
+    runs = [run_python(CALLER, code, cache)]
+    (code / "callee.py").write_text((code / "callee.py").read_text().replace("2.0 * x", "3.0 * x"))
+    runs.append(run_python(CALLER, code, cache))
+    reset_kernel_cache(cache)
+    runs.append(run_python(CALLER, code, cache))
+    assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr for r in runs]
+    assert [r.stdout.strip() for r in runs] == ["3.0", "3.0", "4.0"]  # stale, then recompiled

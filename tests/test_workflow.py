@@ -565,6 +565,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     the rules with one of those stamps among their inputs are those whose script imports it (at
     run time, checked independently), and the edit schedules exactly them and what reads their
     outputs."""
+    from featlearn.pipeline import jobs, kernels
     from featlearn.pipeline.deps import module_closure
 
     work = tmp_path / "copy"
@@ -579,14 +580,10 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     stamps = {p.relative_to(work).as_posix() for p in reaching}
     importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
     # the kernel warm-up of a rule that runs kernels imports what that rule's script imports; a
-    # script with its leader's kernel modules links to the leader's cache instead (numba_cache_link)
-    warmed = {"run_cell", "hessian_cell", "dmft_model"}
-    linked = {"run_grokking", "fixed_point_model", "theory_sim_cell"}
-    scripts = {rule_scripts()[rule].removesuffix(".py") for rule in importers}
-    if scripts & warmed:
-        importers.add("numba_cache")
-    if scripts & linked:
-        importers.add("numba_cache_link")
+    # script whose kernel modules a leader's hold links to the leader's cache (numba_cache_link)
+    warmed = {kind.script for kind in jobs.KINDS if kind.warm}
+    for script in {rule_scripts()[rule].removesuffix(".py") for rule in importers} & warmed:
+        importers.add("numba_cache" if kernels.kernel_leader(script, ROOT) == script else "numba_cache_link")
     assert importers  # every listed module is imported somewhere
     rows = detailed_summary(work)
     assert {p for p, text in before.items() if p.read_text() != text} == reaching

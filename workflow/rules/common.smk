@@ -85,10 +85,9 @@ def kernel_tag_constraint():
 def kernel_cache_dir(ready):
     """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
     marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per set of
-    kernel modules: numba keys a cached kernel by signature only, so a kernel first compiled inside
-    another set's kernel (e.g. a fastmath caller) would otherwise be cached with that context's
-    code, and results would depend on which warm-up ran first; scripts with the same kernel modules
-    share their leader's (:func:`kernel_leader`, a link)."""
+    kernel modules, so that a warm-up reruns exactly when a module of its set changes, and with it
+    the jobs that run that set; scripts with the same kernel modules share their leader's
+    (:func:`kernel_leader`, a link)."""
     return os.path.splitext(ready)[0]
 
 

@@ -19,14 +19,23 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from featlearn.model.activations import activation
-from featlearn.model.compiled import rho
+from featlearn.model.activations import activation as _precise_activation
+from featlearn.model.compiled import rho as _precise_rho
 from featlearn.model.loss import SQUARE
 
 SQUARE_CODE = SQUARE.code
 
 N_BLOCKS = 64
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
+
+# σ and ρ as this kernel evaluates them: the model kernel's functions compiled with FASTMATH.  The
+# model kernel declares fastmath=False, so every other caller gets the same precise code whichever
+# kernel compiled first (numba passes a caller's fastmath on to a callee that sets none, and caches
+# the callee's code under its signature alone).  These twins are not cached: a cached twin would
+# share, and overwrite, the model kernel's own cache entries.  Cached kernels of this module carry
+# their code inside them.
+activation = njit(fastmath=FASTMATH)(_precise_activation.py_func)
+rho = njit(fastmath=FASTMATH)(_precise_rho.py_func)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

@@ -23,7 +23,7 @@ LOSSES = {
 }
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def activation(code, z):
     """Return (σ(z), σ′(z), σ″(z)) for the activation with integer ``code``."""
     if code == 0:  # gelu: z*Phi(z)
@@ -49,7 +49,7 @@ def activation(code, z):
     return math.nan, math.nan, math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def rho(code, e, kappa):
     """Return (ρ(e), ψ(e) = ρ′(e), ρ″(e)) for the loss with integer ``code`` (``kappa``: Huber's
     threshold)."""

@@ -25,7 +25,7 @@ from numba import njit
 from featlearn.model.compiled import ACTIVATIONS, activation
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _activation_arrays(code, z):
     s = np.empty(z.size)
     ds = np.empty(z.size)

@@ -340,14 +340,14 @@ LOSSES = {{
 }}
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def activation(code, z):
     """Return (σ(z), σ′(z), σ″(z)) for the activation with integer ``code``."""
 {activation_branches}
     return math.nan, math.nan, math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def rho(code, e, kappa):
     """Return (ρ(e), ψ(e) = ρ′(e), ρ″(e)) for the loss with integer ``code`` (``kappa``: Huber's
     threshold)."""

@@ -60,7 +60,7 @@ def is_square(loss):
     return loss.code == SQUARE.code or (loss.code == LOSSES["huber"] and math.isinf(loss.kappa))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def derivatives(code, a, b, y, z, loss):
     """(ℓ, ℓ′, ℓ″) at one (y, z) for the activation with integer ``code`` and the :class:`Loss` ``loss``."""
     s, ds, d2s = activation(code, z + b)
@@ -68,7 +68,7 @@ def derivatives(code, a, b, y, z, loss):
     return value, psi * a * ds, curvature * (a * ds) ** 2 + psi * a * d2s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _derivative_arrays(code, a, b, y, z, loss):
     ell, d1, d2 = np.empty(z.size), np.empty(z.size), np.empty(z.size)
     for i in range(z.size):
@@ -83,7 +83,7 @@ def loss_derivatives(activation_name, a, b, y, z, loss=SQUARE):
     return _derivative_arrays(activation_code(activation_name), float(a), float(b), y, z, loss)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _second_layer_arrays(code, a, b, y, z, loss):
     da, db = np.empty(z.size), np.empty(z.size)
     for i in range(z.size):
@@ -101,7 +101,7 @@ def second_layer_derivatives(activation_name, a, b, y, z, loss=SQUARE):
     return _second_layer_arrays(activation_code(activation_name), float(a), float(b), y, z, loss)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _residual_arrays(e, loss):
     value, psi, curvature = np.empty(e.size), np.empty(e.size), np.empty(e.size)
     for i in range(e.size):

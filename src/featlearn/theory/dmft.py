@@ -88,13 +88,13 @@ class DMFTResult:
         return np.abs(self.m) / np.sqrt(self.norm2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _tri(t):
     """Offset of row t in a packed lower-triangular (t, s ≤ t) array."""
     return t * (t + 1) // 2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _row_combination(jac_k, w_k, coef, t, acc):
     """acc[s] = Σ_{u=s}^{t−1} coef[u] w^u J^u_s for s < t (the right side of (J)) for one path whose
     rows J^u (u < t) are packed in ``jac_k``; terms are added in increasing u.  acc is a buffer of
@@ -110,7 +110,7 @@ def _row_combination(jac_k, w_k, coef, t, acc):
             acc[s] += c * row_u[s]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=False)
 def response_step(t, jac, w_paths, coef, weight):
     """Fill J^t_s (s ≤ t) of every path by (J); return R_r(t, s) = E[w^t J^t_s] by (Rr) and its
     weighted twin E[weight · w^t J^t_s] (weight = g²: the hard-coordinate kernel R_g, docs/dmft.md

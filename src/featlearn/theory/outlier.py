@@ -37,7 +37,7 @@ RATIO, RATIO_SQUARED, HARD_RATIO, SCALED_RATIO_SQUARED = range(4)
 """The integrands of :func:`_integrands`: r, r², (1 − g²) r and (m r)², r = w/(1 + γwm)."""
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _integrands(kind, w, gamma_w, g2, m):
     """out[i, k] = f(r_ik), r_ik = w_k/(1 + (γw_k) m_i), for the integrand ``kind`` (``RATIO`` …).
 

@@ -47,7 +47,7 @@ _MAX_KINKS = 8
 _MAX_GRADES = 24
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _graded(edges, count, point, curvature, lo, hi, spacing):
     """Append edges point ± 4·spacing·4^−k (k = 0 … K, inside (lo, hi)), K such that the finest
     is below √Φ″/4 of the peak at ``point`` (at most ``_MAX_GRADES``); returns the new count."""
@@ -99,14 +99,14 @@ class Quadrature:
         return (self.panels + 8 + _MAX_KINKS + 16 * 2 * (_MAX_GRADES + 1)) * self.nodes
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _phi(code, a, b, y, u, kappa, loss):
     """(Φ, Φ′, Φ″)(u) of (O15)."""
     ell, d1, d2 = derivatives(code, a, b, y, u, loss)
     return 0.5 * u * u + kappa * ell, u + kappa * d1, 1.0 + kappa * d2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _global_prox(code, a, b, y, omega, kappa, loss, scan):
     """argmin_u [Φ(u) − ωu]: a grid scan over |u − ω| ≤ √(2κℓ(y, ω)) (outside it F(u) > F(ω)), every
     grid-local minimum polished by guarded Newton, the lowest kept."""
@@ -143,7 +143,7 @@ def _global_prox(code, a, b, y, omega, kappa, loss, scan):
     return best_u
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _invert(code, a, b, y, kappa, loss, omega, lo, hi):
     """z in [lo, hi] with Φ′(z) = ω, Φ′ increasing there: safeguarded Newton–bisection."""
     u = 0.5 * (lo + hi)
@@ -166,7 +166,7 @@ def _invert(code, a, b, y, kappa, loss, omega, lo, hi):
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _bitangent(code, a, b, y, kappa, loss, za, zb):
     """Newton polish of (O16) from (za, zb); the start where it does not converge."""
     a0, b0 = za, zb
@@ -185,7 +185,7 @@ def _bitangent(code, a, b, y, kappa, loss, za, zb):
     return a0, b0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _tilted(code, a, b, y, kappa, loss, s, lo, hi):
     """(u, Φ(u) − su) at the solution u in [lo, hi] of Φ′(u) = s (Φ′ increasing there)."""
     u = _invert(code, a, b, y, kappa, loss, s, lo, hi)
@@ -193,7 +193,7 @@ def _tilted(code, a, b, y, kappa, loss, s, lo, hi):
     return u, p - s * u
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _maxwell(code, a, b, y, kappa, loss, la, u1, u2, rb):
     """The bitangent (O16) over the non-convex stretch [u1, u2] of Φ, its left end in [la, u1] and
     its right end in [u2, rb]: the slope s where the two tilted minima are equal (their difference
@@ -224,7 +224,7 @@ def _maxwell(code, a, b, y, kappa, loss, la, u1, u2, rb):
     return _bitangent(code, a, b, y, kappa, loss, za, zb)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _curvature_zero(code, a, b, y, kappa, loss, inside, outside):
     """The zero of Φ″ between ``inside`` (Φ″ < 0) and ``outside`` (Φ″ ≥ 0), by bisection."""
     for _ in range(100):
@@ -239,7 +239,7 @@ def _curvature_zero(code, a, b, y, kappa, loss, inside, outside):
     return outside
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _local_min_curvature(code, a, b, y, kappa, loss, lo, hi):
     """(u, Φ″(u)) at the minimum of Φ″ on [lo, hi] by golden-section search."""
     r = 0.5 * (math.sqrt(5.0) - 1.0)
@@ -260,7 +260,7 @@ def _local_min_curvature(code, a, b, y, kappa, loss, lo, hi):
     return (c, fc) if fc < fd else (d, fd)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _concave_stretches(code, a, b, y, kappa, loss, us, cs):
     """The stretches [u1, u2] where Φ″ < 0: every grid-local minimum of Φ″ refined (golden
     section), and those below zero widened to the zeros of Φ″ on either side.  Returns (u1, u2)
@@ -294,7 +294,7 @@ def _concave_stretches(code, a, b, y, kappa, loss, us, cs):
     return u1s[:count], u2s[:count]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _window(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
     """The contact window of ω ∈ [−L√q, L√q]: ``scan`` + 1 grid points us from z(−L√q) to z(L√q)
     (global proxes), and Φ, Φ″ there."""
@@ -307,7 +307,7 @@ def _window(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
     return us, ps, cs
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _kinks(code, a, b, y, kappa, loss, us, cs, out):
     """Where Φ″ jumps (a kink of σ′ or ψ, e.g. Huber's |e| = κ_H): grid intervals whose step in Φ″
     (above 1e−3) differs by more than half itself from both neighbouring steps (a smooth Φ″ changes
@@ -333,7 +333,7 @@ def _kinks(code, a, b, y, kappa, loss, us, cs, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _inner(code, a, b, y, kappa, sqrt_q, loss, panels, cutoff, scan, gl_x, gl_w, z, weight):
     """(O17) for one y: fills z[:] and weight[:] (zero past the nodes used) with the nodes and the
     weights of E_ω over ω ~ N(0, q); returns (J-term of (O18), min Φ″ over the contact set seen,
@@ -451,7 +451,7 @@ def _inner(code, a, b, y, kappa, sqrt_q, loss, panels, cutoff, scan, gl_x, gl_w,
     return jump_mass, min_curv, n_pieces - 1
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=False)
 def _law(code, a, b, ys, g_weights, kappa, sqrt_q, loss, panels, cutoff, scan, gl_x, gl_w, per_y):
     """(O17) for every g node: z, weight (g weight × ω weight), per-y jump mass, min Φ″, jumps."""
     n = ys.size
@@ -469,7 +469,7 @@ def _law(code, a, b, ys, g_weights, kappa, sqrt_q, loss, panels, cutoff, scan, g
     return z, weight, mass, curv, jumps
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _stretches(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
     """How many non-convex stretches Φ has on the contact window of ω ∈ [−L√q, L√q], and the local
     minimum of Φ″ on the window nearest to zero (a birth of a stretch: ≈ 0)."""
@@ -483,7 +483,7 @@ def _stretches(code, a, b, y, kappa, sqrt_q, loss, cutoff, scan):
     return _concave_stretches(code, a, b, y, kappa, loss, us, cs)[0].size, nearest
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=False)
 def _stretch_counts(code, a, b, ys, kappa, sqrt_q, loss, cutoff, scan):
     """:func:`_stretches`' count at every y of ``ys``."""
     counts = np.empty(ys.size, np.int64)
@@ -599,7 +599,7 @@ def prox_law(code, a, b, link_h, even, kappa, q, loss, quadrature):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _phi_arrays(code, a, b, ys, zs, kappa, loss):
     out = np.empty((3, zs.size))
     for i in range(zs.size):
