@@ -216,3 +216,55 @@ def test_a_warm_up_recompiles_a_kernel_whose_callee_changed(tmp_path):
     runs.append(run_python(CALLER, code, cache))
     assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr for r in runs]
     assert [r.stdout.strip() for r in runs] == ["3.0", "3.0", "4.0"]  # stale, then recompiled
+
+
+def test_a_warm_up_copies_only_kernels_a_smaller_leader_compiled():
+    """``kernels.kernel_bases``: each base is a leader whose kernel modules are a strict subset of the
+    script's and whose kernel closure holds the module it gives; with today's scripts, ``gd.kernel``
+    and ``theory.fixed_point`` (with the ``prox_law`` kernels it calls) are compiled by one warm-up
+    each and copied by the others."""
+    from featlearn.pipeline import jobs, kernels
+    from featlearn.pipeline.deps import kernel_closure_names, kernel_modules
+
+    package, scripts = ROOT / "src" / "featlearn", ROOT / "workflow" / "scripts"
+    warmed = dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm)
+    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in warmed}
+    leaders = [s for s in warmed if kernels.kernel_leader(s, ROOT) == s]
+    compiled = {}
+    for script in leaders:
+        bases = kernels.kernel_bases(script, ROOT)
+        for module, base in bases.items():
+            assert base in leaders and modules[base] < modules[script]
+            assert module in kernel_closure_names(scripts / f"{base}.py", package)
+        for module in modules[script] - set(bases):
+            compiled.setdefault(module, []).append(script)
+    assert compiled["featlearn.gd.kernel"] == ["run_cell"]
+    assert compiled["featlearn.theory.fixed_point"] == ["dmft_model"]
+    assert kernels.kernel_bases("escape_linear_cell", ROOT)["featlearn.theory.prox_law"] == "dmft_model"
+
+
+SEEDED = """
+import sys
+from featlearn.io.job import use_kernel_cache
+use_kernel_cache(sys.argv[1])
+from featlearn.io.warmup import seed_kernel_cache
+if sys.argv[2:]:
+    seed_kernel_cache({"featlearn.model.loss": sys.argv[2]}, sys.argv[1], log=lambda _: None)
+from featlearn.model import loss
+loss.warm()
+kernels = [k for k in vars(loss).values() if hasattr(k, "stats") and k.signatures]
+print(*(sum(sum(getattr(k.stats, n).values()) for k in kernels) for n in ("cache_misses", "cache_hits")))
+"""
+
+
+def test_a_seeded_cache_loads_the_copied_kernels_without_compiling(tmp_path):
+    """``io.warmup.seed_kernel_cache`` copies a module's compiled kernels: a process on the seeded
+    cache finds every kernel of ``model.loss`` there (no miss); on an empty cache it compiles them."""
+    base, seeded, empty = (tmp_path / name for name in ("base", "seeded", "empty"))
+    runs = [run_python(SEEDED, base), run_python(SEEDED, seeded, base), run_python(SEEDED, empty)]
+    assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr for r in runs]
+    (base_misses, _), (seeded_misses, seeded_hits), (empty_misses, _) = (
+        map(int, r.stdout.split()) for r in runs
+    )
+    assert base_misses > 0 and empty_misses == base_misses
+    assert seeded_misses == 0 and seeded_hits > 0  # the kernels warm() calls; their callees are inside

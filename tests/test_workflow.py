@@ -566,24 +566,32 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     run time, checked independently), and the edit schedules exactly them and what reads their
     outputs."""
     from featlearn.pipeline import jobs, kernels
-    from featlearn.pipeline.deps import module_closure
+    from featlearn.pipeline.deps import kernel_closure, module_closure
 
     work = tmp_path / "copy"
     shutil.copytree(tiny_run, work, symlinks=True)
     with open(work / "src" / "featlearn" / module, "a") as fh:
         fh.write("\n# an edit\n")
     path = f"src/featlearn/{module}"
-    before = {p: p.read_text() for p in (work / "results" / ".code").glob("*.sha256")}
+    code, package = work / "results" / ".code", work / "src" / "featlearn"
+    before = {p: p.read_text() for p in code.rglob("*.sha256")}
+    closures = {
+        p: module_closure if p.parent == code else kernel_closure for p in before
+    }  # kernels/: warm-ups
     scripts = {p: work / "workflow" / "scripts" / f"{p.stem}.py" for p in before}
     edited = (work / path).resolve()
-    reaching = {p for p, s in scripts.items() if edited in module_closure(s, work / "src" / "featlearn")}
+    reaching = {p for p, s in scripts.items() if edited in closures[p](s, package)}
     stamps = {p.relative_to(work).as_posix() for p in reaching}
     importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
-    # the kernel warm-up of a rule that runs kernels imports what that rule's script imports; a
-    # script whose kernel modules a leader's hold links to the leader's cache (numba_cache_link)
+    # a leader's warm-up compiles its kernel modules and what they import; a script whose kernel
+    # modules a leader's are links to the leader's cache (numba_cache_link)
     warmed = {kind.script for kind in jobs.KINDS if kind.warm}
-    for script in {rule_scripts()[rule].removesuffix(".py") for rule in importers} & warmed:
-        importers.add("numba_cache" if kernels.kernel_leader(script, ROOT) == script else "numba_cache_link")
+    if any(edited in kernel_closure(scripts[p], package) for p in before if p.stem in warmed):
+        importers.add("numba_cache")
+    if {rule_scripts()[rule].removesuffix(".py") for rule in importers} & {
+        s for s in warmed if kernels.kernel_leader(s, ROOT) != s
+    }:
+        importers.add("numba_cache_link")
     assert importers  # every listed module is imported somewhere
     rows = detailed_summary(work)
     assert {p for p, text in before.items() if p.read_text() != text} == reaching

@@ -58,11 +58,23 @@ WARM_CODE = code("warm_numba.py")
 LINK_CODE = code("link_numba.py")
 
 
+@functools.cache
+def kernel_code(script):
+    """The kernel stamp of ``workflow/scripts/<script>.py`` (``results/.code/kernels/<script>.sha256``):
+    the SHA-256 of its kernel modules and what they import (``deps.kernel_closure``), so that a
+    warm-up reruns exactly when the code it compiles changes (a subset of what its consumer runs)."""
+    return str(code_stamp(ROOT / "workflow" / "scripts" / f"{script}.py", ROOT / "src" / "featlearn", f"{CODE}/kernels", True))
+
+
 def warmed_code(script):
-    """The code inputs of a numba cache: the warm-up and its consumer ``<script>.py`` import the same
-    modules, so editing one reruns both (every consumer's stamp is written at parse time by its own
-    rule's ``code`` input)."""
-    return [WARM_CODE, code(f"{script}.py")]
+    """The code inputs of a numba cache: the warm-up and the kernels of its consumer ``<script>.py``."""
+    return [WARM_CODE, kernel_code(script)]
+
+
+def kernel_bases(script):
+    """{kernel module: leader script whose cache holds it compiled} for ``<script>.py``'s warm-up
+    (``kernels.kernel_bases``)."""
+    return kernels.kernel_bases(script, ROOT)
 
 
 def kernel_leader(script):
@@ -75,6 +87,10 @@ def kernel_scripts(leaders):
     wildcard constraint."""
     scripts = sorted({kind.script for kind in registry.KINDS if kind.warm})
     return "|".join(s for s in scripts if (kernel_leader(s) == s) == leaders) or "^$"
+
+
+# Written now, while the workflow is parsed (see WARM_CODE).
+KERNEL_CODE = [kernel_code(kind.script) for kind in registry.KINDS if kind.warm]
 
 
 def kernel_tag_constraint():

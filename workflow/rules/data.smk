@@ -29,6 +29,7 @@ rule numba_cache:
         "Compiling the numba kernels of {wildcards.script}.py into the on-disk cache"
     input:
         code=lambda w: warmed_code(w.script),
+        bases=lambda w: sorted({f"{NUMBA_CACHE}/{b}.ready" for b in kernel_bases(w.script).values()}),
     output:
         ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
     log:
@@ -38,6 +39,12 @@ rule numba_cache:
         script=kernel_scripts(leaders=True),
     params:
         cache_dir=lambda w, output: kernel_cache_dir(output.ready),
+        # {module: cache folder to copy its compiled kernels from}; none for a model kernel's warm-up
+        bases=lambda w, input: {
+            m: kernel_cache_dir(f"{NUMBA_CACHE}/{b}.ready") for m, b in kernel_bases(w.script).items()
+        }
+        if "bases" in input.keys()
+        else {},
         modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
     resources:
         runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a script

@@ -13,8 +13,10 @@ loaded with the old callee inside it.
 """
 
 import importlib
+import importlib.util
 import os
 import shutil
+from pathlib import Path
 
 
 def reset_kernel_cache(cache_dir):
@@ -31,3 +33,24 @@ def warm_modules(names, log=print):
         if hasattr(module, "warm"):
             module.warm()
             log(f"compiled the kernels of {name}")
+
+
+def seed_kernel_cache(bases, cache_dir, log=print):
+    """Copy into the numba cache ``cache_dir`` the compiled kernels of each module of ``bases``
+    ({dotted name: the cache folder of a warm-up that compiled it}): every file numba keeps for a
+    kernel of that module (its index ``<stem>.<kernel>-<line>.py<version>.nbi`` and the ``.nbc``
+    files it names, in the folder numba derives from the module's directory), so each kernel's
+    index and code come from one folder.  Run after numba's cache is set
+    (``featlearn.io.job.use_kernel_cache``): it imports numba."""
+    from numba.core.caching import _CacheLocator
+
+    copied = {}
+    for name, base in bases.items():
+        source = Path(importlib.util.find_spec(name).origin)
+        folder = _CacheLocator.get_suitable_cache_subpath(str(source))
+        for file in sorted((Path(base) / folder).glob(f"{source.stem}.*")):
+            (Path(cache_dir) / folder).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(file, Path(cache_dir) / folder / file.name)
+            copied.setdefault(base, set()).add(name)
+    for base, names in copied.items():
+        log(f"copied the compiled kernels of {', '.join(sorted(names))} from {base}")

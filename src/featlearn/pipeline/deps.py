@@ -108,12 +108,27 @@ def _defines_warm(path):
     return any(isinstance(node, ast.FunctionDef) and node.name == "warm" for node in tree.body)
 
 
-def closure_digest(script, package_root):
-    """SHA-256 (hex) of the modules :func:`module_closure` lists: each one's path under
-    ``package_root`` and its bytes, so it changes exactly when one of them, or the set, does."""
+def kernel_closure(script, package_root):
+    """Sorted files of the kernel modules of ``script`` (:func:`kernel_modules`) and of every module
+    they import: what a numba warm-up of its kernels compiles."""
+    package_root = Path(package_root).resolve()
+    kernels = [f for f in module_closure(script, package_root) if _defines_warm(f)]
+    return sorted({*kernels, *(f for k in kernels for f in _closure(k, package_root))})
+
+
+def kernel_closure_names(script, package_root):
+    """Dotted names of :func:`kernel_closure` (every module whose kernels a warm-up may compile)."""
+    package_root = Path(package_root).resolve()
+    return [_dotted_name(package_root, f) for f in kernel_closure(script, package_root)]
+
+
+def closure_digest(script, package_root, kernels_only=False):
+    """SHA-256 (hex) of the modules :func:`module_closure` (or, ``kernels_only``,
+    :func:`kernel_closure`) lists: each one's path under ``package_root`` and its bytes, so it
+    changes exactly when one of them, or the set, does."""
     package_root = Path(package_root).resolve()
     digest = hashlib.sha256()
-    for file in module_closure(script, package_root):
+    for file in (kernel_closure if kernels_only else module_closure)(script, package_root):
         digest.update(str(file.relative_to(package_root)).encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -131,9 +146,9 @@ def write_if_changed(path, text):
     os.replace(partial, path)
 
 
-def code_stamp(script, package_root, folder):
+def code_stamp(script, package_root, folder, kernels_only=False):
     """The code stamp of ``script``, ``<folder>/<script's stem>.sha256``: written with
     :func:`closure_digest` when it holds another digest or is missing; returns its path."""
     stamp = Path(folder) / f"{Path(script).stem}.sha256"
-    write_if_changed(stamp, closure_digest(script, package_root) + "\n")
+    write_if_changed(stamp, closure_digest(script, package_root, kernels_only) + "\n")
     return stamp

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from featlearn.model.loss_choice import loss_name
 from featlearn.pipeline import jobs
-from featlearn.pipeline.deps import kernel_modules
+from featlearn.pipeline.deps import kernel_closure_names, kernel_modules
 
 HASH_DIGITS = 10
 """Hex digits of the SHA-256 of an expression in its tag."""
@@ -90,5 +90,30 @@ def kernel_leader(script, root):
     cache folder is a link to its leader's (rule numba_cache_link); a script leads itself."""
     package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
     mine = kernel_modules(scripts / f"{script}.py", package)
-    warmed = [kind.script for kind in jobs.KINDS if kind.warm]
-    return next((s for s in warmed if kernel_modules(scripts / f"{s}.py", package) == mine), script)
+    return next((s for s in _warmed() if kernel_modules(scripts / f"{s}.py", package) == mine), script)
+
+
+@functools.cache
+def kernel_bases(script, root):
+    """{module: the leader script whose warm-up compiled its kernels} for every module of
+    ``script``'s kernel closure (``deps.kernel_closure``: its kernel modules and what they import)
+    that a leader with a strict subset of ``script``'s kernel modules compiles (the largest such
+    leader first, then registry order), so that ``script``'s warm-up copies those compiled kernels
+    (``io.warmup.seed_kernel_cache``) and compiles only the rest.  A copy is what compiling would
+    give: a kernel's code does not depend on the process that compiled it (every kernel declares its
+    fastmath flags), and a smaller leader's kernel closure lies inside ``script``'s, so an edit that
+    re-warms a base re-warms ``script`` too.  ``root``: the checkout."""
+    package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
+    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in _warmed()}
+    mine = set(kernel_modules(scripts / f"{script}.py", package))
+    smaller = [s for s in modules if kernel_leader(s, root) == s and modules[s] < mine]
+    bases = {}
+    for leader in sorted(smaller, key=lambda s: -len(modules[s])):
+        for module in kernel_closure_names(scripts / f"{leader}.py", package):
+            bases.setdefault(module, leader)
+    return bases
+
+
+def _warmed():
+    """The warmed scripts of the job registry, in its order."""
+    return list(dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm))
