@@ -268,3 +268,36 @@ def test_a_seeded_cache_loads_the_copied_kernels_without_compiling(tmp_path):
     )
     assert base_misses > 0 and empty_misses == base_misses
     assert seeded_misses == 0 and seeded_hits > 0  # the kernels warm() calls; their callees are inside
+
+
+def test_resetting_a_cache_replaces_a_followers_link_and_empties_a_folder(tmp_path):
+    """A script that followed a leader (its folder a link) and now leads compiles into a folder of its
+    own; a leader's folder is emptied."""
+    from featlearn.io.warmup import reset_kernel_cache
+
+    leader, follower = tmp_path / "leader", tmp_path / "follower"
+    leader.mkdir()
+    (leader / "kept.nbi").write_text("")
+    follower.symlink_to("leader")
+    reset_kernel_cache(follower)
+    assert follower.is_dir() and not follower.is_symlink() and not any(follower.iterdir())
+    assert (leader / "kept.nbi").exists()
+    reset_kernel_cache(leader)
+    assert not any(leader.iterdir())
+
+
+def test_the_kernel_stamp_covers_the_kernel_modules_their_packages_and_imports_only():
+    from featlearn.pipeline.deps import kernel_closure, module_closure
+
+    package, script = ROOT / "src" / "featlearn", ROOT / "workflow" / "scripts" / "run_cell.py"
+    files = {p.relative_to(package).as_posix() for p in kernel_closure(script, package)}
+    assert {
+        "__init__.py",
+        "gd/__init__.py",
+        "gd/kernel.py",
+        "model/_model_kernel.py",
+        "model/loss.py",
+    } <= files
+    assert "gd/trials.py" not in files and files < {
+        p.relative_to(package).as_posix() for p in module_closure(script, package)
+    }

@@ -12,7 +12,7 @@ from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
-from featlearn.pipeline.deps import code_stamp, module_names
+from featlearn.pipeline.deps import code_stamp, kernel_modules
 from featlearn.pipeline.result_rules import canonical, figure_files
 
 

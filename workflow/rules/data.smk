@@ -45,7 +45,7 @@ rule numba_cache:
         }
         if "bases" in input.keys()
         else {},
-        modules=lambda w: module_names(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
+        modules=lambda w: kernel_modules(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
     resources:
         runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a script
     conda:

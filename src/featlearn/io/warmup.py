@@ -2,10 +2,11 @@
 compile the same kernels.
 
 Every module that defines numba kernels also defines ``warm()``, which calls each of its kernels
-once on tiny inputs (for every dtype a job uses).  A ``numba_cache`` job warms exactly the
-modules its consumer rule's script imports (the same derived closure that makes them inputs), so
-editing a kernel re-warms and reruns only the rules that use it.  ``tests/test_warmup.py`` checks
-that the ``warm()`` functions together compile every kernel of the package.
+once on tiny inputs (for every dtype a job uses).  A ``numba_cache`` job warms exactly the kernel
+modules its consumer rule's script imports, and its code input is the stamp of those modules and
+what they import, so editing a kernel re-warms and reruns only the rules that use it.
+``tests/test_warmup.py`` checks that the ``warm()`` functions together compile every kernel of the
+package.
 
 A warm-up compiles into an empty folder (:func:`reset_kernel_cache`): numba checks a cached kernel
 against its own source file only, so a kernel whose callee in another file changed would otherwise be
@@ -22,6 +23,8 @@ from pathlib import Path
 def reset_kernel_cache(cache_dir):
     """Empty the numba cache folder ``cache_dir`` (created if missing): a cached kernel carries the
     code of the kernels it calls, and numba invalidates it only when its own file changes."""
+    if os.path.islink(cache_dir):  # a follower's link, left from a build where it followed a leader
+        os.unlink(cache_dir)
     shutil.rmtree(cache_dir, ignore_errors=True)
     os.makedirs(cache_dir)
 

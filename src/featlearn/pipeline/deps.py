@@ -113,7 +113,12 @@ def kernel_closure(script, package_root):
     they import: what a numba warm-up of its kernels compiles."""
     package_root = Path(package_root).resolve()
     kernels = [f for f in module_closure(script, package_root) if _defines_warm(f)]
-    return sorted({*kernels, *(f for k in kernels for f in _closure(k, package_root))})
+    packages = {  # the __init__.py of each package enclosing a kernel module, run when it is imported
+        _module_file(package_root, ".".join(parts[:i]))
+        for parts in (_dotted_name(package_root, k).split(".") for k in kernels)
+        for i in range(1, len(parts))
+    }
+    return sorted({*kernels, *(packages - {None}), *(f for k in kernels for f in _closure(k, package_root))})
 
 
 def kernel_closure_names(script, package_root):
