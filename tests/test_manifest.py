@@ -62,7 +62,7 @@ def test_each_table_has_its_own_caption():
     assert len({t.caption for t in manifest.TABLES}) == len(manifest.TABLES)
     stem = config["landscape"]["stem"]
     assert manifest.caption_of(config, f"results/figures/{stem}.png").startswith("The empirical risk")
-    with pytest.raises(KeyError, match="add it to the manifest"):
+    with pytest.raises(KeyError, match="declare it in the rule that writes it"):
         manifest.caption_of(config, "nosuch.csv")
 
 
@@ -71,21 +71,25 @@ def test_the_claims_read_their_sweeps_by_role_key_not_by_the_paper_label():
     config["claims"]["sweeps"]["gelu"] = "quad"
     for spec in config["sweeps"].values():
         spec.pop("paper", None)
-    assert manifest.claim_roles(config)["gelu"] == "quad"
-    assert "quad_cells.csv" in manifest.claim_tables(config)
-    assert "gelu_cells.csv" not in manifest.claim_tables(config)
+    assert result_rules.claim_roles(config)["gelu"] == "quad"
+    assert "quad_cells.csv" in result_rules.claim_tables(config)
+    assert "gelu_cells.csv" not in result_rules.claim_tables(config)
     bad = copy.deepcopy(config)
     bad["claims"]["sweeps"]["quad"] = "nosuch"
     with pytest.raises(checks.ConfigError, match="claims.sweeps.quad"):
         checks.check_config(bad)
 
 
-def test_every_table_is_written_by_the_rule_the_manifest_names():
-    """A table's file name is written once, in the manifest, with the rule that writes it: that rule
-    exists and lists the table among its outputs under the manifest's output name."""
+def test_a_table_name_and_a_figure_stem_are_written_once():
+    """Tables and figures come from the rules' ``tables`` and ``figures`` alone: no rule lists one
+    among its other outputs, no two tables share a name, and a rule that does not draw one figure per
+    job has at most one (its output ``figure``)."""
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for table in manifest.TABLES:
-        rule = result_rules.RESULT_RULE[table.rule]
-        assert (table.output, "table", table.pattern(config)) in rule.files(config)
-    for rule in result_rules.RESULT_RULES:  # and no declaration writes a table the manifest lacks
-        assert all(kind != "table" for _, kind, _ in rule.outputs), rule.rule
+    names = [t.name for t in manifest.TABLES]
+    assert len(set(names)) == len(names)
+    for rule in result_rules.RESULT_RULES:
+        assert all(out[1] == "file" or out == result_rules.PER_STEM for out in rule.outputs), rule.rule
+        if result_rules.PER_STEM not in rule.outputs:
+            assert len(rule.figures) <= 1, rule.rule
+            figure = [file for name, kind, file in rule.files(config) if kind == "figure" and file]
+            assert figure == [s for f in rule.figures for s in f.stems(config)], rule.rule

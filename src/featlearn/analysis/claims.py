@@ -476,7 +476,7 @@ def claim_limit(results, tol):
 
 def claim_rows(results, tolerance, sweeps, paper):
     """Every claim's row (in the order of the paper's narrative).  ``sweeps``: which sweeps and
-    models play which part (``featlearn.pipeline.manifest.claim_roles``: gelu, quad, gelu_spectral,
+    models play which part (``featlearn.pipeline.result_rules.claim_roles``: gelu, quad, gelu_spectral,
     width pairs, hessian activations, theory_gelu, theory_quad); ``paper``: the paper's values
     (gelu, quad, plateau, delta_alg)."""
     rows = [

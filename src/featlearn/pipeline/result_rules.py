@@ -7,33 +7,35 @@ A :class:`ResultRule` (keyword arguments only) says, for one rule computed from 
   ``plot_<x>`` for a figure rule ``<x>_figure``, else the rule's name) and ``log`` (the path under
   ``results/logs/`` and ``results/benchmarks/``, a pattern over the wildcards);
 * ``inputs``: ``(config, wildcards) -> {name: path or [paths]}``, what it reads besides its code;
-* ``outputs``: its figures and other files, ``(name or None, kind, file)`` each, ``kind`` "figure"
-  (a stem: its PDF and PNG) or "file" (a path), ``file`` a pattern over the wildcards or ``config ->
-  file``, None naming an unnamed output.  Its tables are not listed here: the manifest names the
-  rule that writes each (``manifest.tables_of``), so a table's file name is written once, and they
-  come first among its outputs;
+* ``tables`` and ``figures``: the results tables and figures it writes, each with its caption
+  (:class:`TableEntry`, :class:`FigureEntry`: the one place a table's file name and a figure's stem
+  are written).  Its tables come first among its outputs, then its figure (output ``figure``, its
+  PDF and PNG), or, for a rule that draws one figure per job, the figure of the job's ``{stem}``;
+* ``outputs``: any other file it writes, ``(name or None, kind, file)`` each (``kind`` "file", or
+  "figure" for the per-stem figure), ``file`` a path;
 * ``params``: ``{param: source}``, each source as a compute job's (``settings.resolve``: a config
   key pattern over the wildcards, or ``(config, wildcards) -> (value, origin)``), so that every
   param has its origin: :func:`params_by_output` lists the table and figure jobs as
   ``featlearn.pipeline.jobs.params_by_output`` lists the compute jobs (``tests/test_reruns.py``
   edits every key against both);
-* ``jobs``: ``config -> [wildcards]`` of the jobs a config asks for (a figure rule's: one per stem
-  the figure manifest gives it, ``featlearn.pipeline.manifest``); ``constraints``: ``config ->
-  {wildcard: regex}``; ``local`` (False: sent to the cluster) and ``resources``.
+* ``jobs``: ``config -> [wildcards]`` of the jobs a config asks for (a per-stem figure rule's: one
+  per stem of its figures); ``constraints``: ``config -> {wildcard: regex}``; ``local`` (False:
+  sent to the cluster) and ``resources``.
 
 The rules are generated from ``RESULT_RULES`` in ``workflow/rules/results.smk``, which adds the code
-stamp input, the report wrappers and the report caption.
+stamp input, the report wrappers and the report caption; ``featlearn.pipeline.manifest`` answers
+what a config's build writes from their tables and figures.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from featlearn.pipeline import jobs, manifest
+from featlearn.pipeline import jobs
 from featlearn.pipeline import settings as typed
 
 RESULTS = "results"
 T, F, FILE = "table", "figure", "file"
-"""Output kinds: a manifest table (its file name), a figure (its stem), any other file (its path)."""
+"""Output kinds: a results table (its file name), a figure (its stem), any other file (its path)."""
 
 
 def canonical(params):
@@ -42,8 +44,76 @@ def canonical(params):
     return {k: canonical(v) if isinstance(v, dict) else v for k, v in sorted(params.items())}
 
 
+def section_of(config, dotted):
+    """The config section at the dotted path (None where it is absent or empty)."""
+    node = config
+    for part in dotted.split("."):
+        node = (node or {}).get(part)
+    return node or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableEntry:
+    """A results table (``results/tables/<name>``) of the rule that declares it: its name among the
+    rule's outputs (None: unnamed), its caption, whether a build targets it (the others are inputs
+    of a target), the optional config section without which it is not built, and whether the claims
+    read it (True; or the claims' role key of the one sweep whose table they read,
+    ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a name stand for each
+    sweep, each Hessian activation and the easy/hard figure's stem."""
+
+    name: str
+    caption: str
+    output: str | None = None
+    target: bool = False
+    section: str | None = None
+    claims: bool | str = False
+    rule: str = ""  # filled in by its ResultRule
+
+    def names(self, config):
+        """The file names of this table in ``config``'s build (none without its section)."""
+        if self.section and not section_of(config, self.section):
+            return []
+        values = {
+            "sweep": list(config["sweeps"]),
+            "activation": list(config["hessian"]["delta"]),
+            "easy_hard": [config["easy_hard"]["stem"]],
+        }
+        field = next((k for k in values if f"{{{k}}}" in self.name), None)
+        return [self.name.format(**{field: v}) for v in values[field]] if field else [self.name]
+
+    def pattern(self, config):
+        """The file name as its rule's output: ``{easy_hard}`` filled from the config, ``{sweep}``
+        and ``{activation}`` left as the rule's wildcards."""
+        return self.name.replace("{easy_hard}", config["easy_hard"]["stem"])
+
+
+@dataclass(frozen=True, kw_only=True)
+class FigureEntry:
+    """A figure (``results/figures/<stem>.{pdf,png}``) of the rule that declares it: its stem
+    ("{stem}": the ``stem`` key of the config section ``section``; "{name}": one figure per key of
+    that section), its caption, the paper figure it reproduces ("Fig 4", "Fig 10b", or "" for a
+    figure the workflow adds) and the optional config section without which it is not drawn."""
+
+    stem: str
+    caption: str
+    paper: str = ""
+    section: str | None = None
+    rule: str = ""  # filled in by its ResultRule
+
+    def stems(self, config):
+        """Its file stems in ``config``'s build (none without its section)."""
+        node = section_of(config, self.section) if self.section else {}
+        if self.section and not node:
+            return []
+        return list(node) if self.stem == "{name}" else [self.stem.format(stem=node.get("stem"))]
+
+
 def _one_job(config):
     return [{}]
+
+
+PER_STEM = (None, F, "{stem}")
+"""The output of a rule that draws one figure per job: the figure of the job's ``{stem}``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +121,8 @@ class ResultRule:
     rule: str
     what: str
     log: str | Callable
+    tables: tuple = ()
+    figures: tuple = ()
     outputs: tuple = ()
     inputs: Callable = lambda config, w: {}
     params: dict = field(default_factory=dict)
@@ -63,6 +135,8 @@ class ResultRule:
     def __post_init__(self):
         default = f"plot_{self.rule.removesuffix('_figure')}" if self.rule.endswith("_figure") else self.rule
         object.__setattr__(self, "script", self.script or default)
+        for name in ("tables", "figures"):
+            object.__setattr__(self, name, tuple(replace(e, rule=self.rule) for e in getattr(self, name)))
 
     def params_of(self, config, w):
         """({param: value}, the config keys they come from) of the job at wildcards ``w``."""
@@ -78,17 +152,23 @@ class ResultRule:
         return self.log(config) if callable(self.log) else self.log
 
     def files(self, config):
-        """[(name or None, kind, file pattern)]: its manifest tables (``manifest.tables_of``), then its
-        own outputs, with the config-dependent files filled in."""
-        tables = [(t.output, T, t.pattern(config)) for t in manifest.tables_of(self.rule)]
-        own = [(name, kind, file(config) if callable(file) else file) for name, kind, file in self.outputs]
-        return tables + own
+        """[(name or None, kind, file pattern)]: its tables, its figure (unless it draws one per
+        job, :data:`PER_STEM`; None where its section is absent), then its other outputs."""
+        tables = [(t.output, T, t.pattern(config)) for t in self.tables]
+        figures = [] if PER_STEM in self.outputs else [("figure", F, _stem(f, config)) for f in self.figures]
+        return tables + figures + list(self.outputs)
 
     def first_output(self, config, w):
         """The first file a job at ``w`` writes (its key in ``params_by_output``)."""
         _, kind, file = self.files(config)[0]
         path = figure_files(file)[0] if kind == F else table(file) if kind == T else file
         return path.format(**w)
+
+
+def _stem(figure, config):
+    """The stem of a rule's one figure in ``config`` (None without its section)."""
+    stems = figure.stems(config)
+    return stems[0] if stems else None
 
 
 # --- paths and inputs ------------------------------------------------------------------------------
@@ -136,10 +216,39 @@ def theory_inputs(config):
     return {name: jobs.outputs(config, rule) for name, rule in rules.items()}
 
 
-def claims_inputs(config):
-    """The results the claims read: their tables (``manifest.claim_tables``) and the first long run."""
+def claim_tables(config):
+    """The file names of the tables the claims read: every one of a table they read whole, and of a
+    per-sweep table the one of the sweep their role key names (``claims.sweeps``)."""
+    out = []
+    for t in (t for rule in RESULT_RULES for t in rule.tables):
+        if t.claims is True:
+            out += t.names(config)
+        elif t.claims and t.names(config):
+            out.append(t.name.format(sweep=config["claims"]["sweeps"][t.claims]))
+    return out
+
+
+def claim_roles(config):
+    """Which sweeps and models of ``config`` each claim reads: the GeLU and Quad sweeps by their role
+    keys (``claims.sweeps``), Fig 1's spectral sweep, each width group's narrowest and widest sweep,
+    the Hessian activations, and the theory model of each activation (``theory.hessian_overlay``)."""
+    overlay = config["theory"]["hessian_overlay"]
     return {
-        "tables": [table(name) for name in manifest.claim_tables(config)],
+        "gelu": config["claims"]["sweeps"]["gelu"],
+        "quad": config["claims"]["sweeps"]["quad"],
+        "gelu_spectral": config["figure1"]["spectral"],
+        "width": [(group[0], group[-1]) for group in config["width"]["groups"].values()],
+        "hessian": list(config["hessian"]["delta"]),
+        "theory_gelu": overlay.get("gelu"),
+        "theory_quad": overlay.get("quad"),
+        "easy_hard_table": f"{config['easy_hard']['stem']}_learning_steps.csv",
+    }
+
+
+def claims_inputs(config):
+    """The results the claims read: their tables (:func:`claim_tables`) and the first long run."""
+    return {
+        "tables": [table(name) for name in claim_tables(config)],
         "grokking": f"{RESULTS}/grokking/{next(iter(config['grokking']))}.npz",
     }
 
@@ -169,7 +278,7 @@ def _optional_canonical(key):
     where the config lacks it (an overlay's section)."""
 
     def source(config, w):
-        value = manifest.section_of(config, key)
+        value = section_of(config, key)
         return (canonical(value), key) if value else ({}, None)
 
     return source
@@ -208,7 +317,7 @@ def _n_paths(config, w):
 def _key_set(section):
     """The sorted keys of a config mapping: from no leaf value (an edit of one adds or removes jobs)."""
 
-    return lambda config, w: (sorted(manifest.section_of(config, section) or {}), None)
+    return lambda config, w: (sorted(section_of(config, section) or {}), None)
 
 
 def _prediction_settings(kind):
@@ -288,8 +397,8 @@ def _conventions(config, w):
 
 
 def _claim_roles(config, w):
-    """Which sweeps and models each claim reads (``manifest.claim_roles``)."""
-    roles = canonical(manifest.claim_roles(config))
+    """Which sweeps and models each claim reads (:func:`claim_roles`)."""
+    roles = canonical(claim_roles(config))
     overlay = [
         f"theory.hessian_overlay.{a}" for a in ("gelu", "quad") if a in config["theory"]["hessian_overlay"]
     ]
@@ -300,8 +409,16 @@ def _claim_roles(config, w):
     return roles, keys
 
 
+THEORY_KINDS = {
+    "fig9_dmft_vs_simulation": "dmft_vs_simulation",
+    "fig10a_outlier_vs_time": "outlier_vs_time",
+    "fig10b_delta_nn": "delta_nn",
+}
+"""Which theory figure a ``theory_figure`` job draws."""
+
+
 def _theory_kind(config, w):
-    return manifest.THEORY_KINDS[w["stem"]], None
+    return THEORY_KINDS[w["stem"]], None
 
 
 def _delta_max(config, w):
@@ -321,11 +438,6 @@ _THEORY = {"models": THEORY_MODELS, "n_paths": _n_paths}
 # --- jobs and constraints ----------------------------------------------------------------------------
 
 
-def _figure_jobs(rule):
-    """A figure rule's jobs: one per stem the figure manifest gives it."""
-    return lambda config: [{"stem": f.stem} for f in manifest.figures(config) if f.rule == rule]
-
-
 def _per(section, wildcard):
     """One job per key of the config mapping ``section``, that key as ``wildcard``."""
     return lambda config: [{wildcard: name} for name in typed.lookup(config, section)[0]]
@@ -333,17 +445,32 @@ def _per(section, wildcard):
 
 def _when(section):
     """One job where the config has ``section`` (a dotted path), none without it."""
-    return lambda config: [{}] if manifest.section_of(config, section) else []
+    return lambda config: [{}] if section_of(config, section) else []
 
 
-def figure(rule, **fields):
-    """A figure rule drawing each stem the figure manifest gives it."""
-    stems = _figure_jobs(rule)
+def figure(rule, figures=(), stems=None, **fields):
+    """A rule drawing one figure per job (:data:`PER_STEM`): each stem of its ``figures`` in the
+    config, or each of ``stems(config)``."""
+    stems = stems or (lambda config: [s for f in figures for s in f.stems(config)])
     return ResultRule(
-        rule=rule, what="Drawing {wildcards.stem}", log="figures/{stem}", outputs=((None, F, "{stem}"),),
-        jobs=stems, constraints=lambda config: {"stem": "|".join(w["stem"] for w in stems(config)) or "^$"},
-        **fields,
+        rule=rule, what="Drawing {wildcards.stem}", log="figures/{stem}", figures=figures,
+        outputs=(PER_STEM,), jobs=lambda config: [{"stem": s} for s in stems(config)],
+        constraints=lambda config: {"stem": "|".join(stems(config)) or "^$"}, **fields,
     )  # fmt: skip
+
+
+def phase_figures(config):
+    """The sweeps' phase figures, one per sweep: its stem ``sweeps.<name>.figure``, the paper figure
+    ``sweeps.<name>.paper``."""
+    return [
+        FigureEntry(
+            stem=spec["figure"],
+            caption=f"Success rate and final ρ vs δ per d, sweep {name}.",
+            paper=spec.get("paper", ""),
+            rule="phase_figure",
+        )
+        for name, spec in config["sweeps"].items()
+    ]
 
 
 def _prediction_rule(kind, what, level, **fields):
@@ -362,7 +489,6 @@ def _prediction_rule(kind, what, level, **fields):
         rule=f"escape_{kind}_table",
         what=f"{what}: tables and figure",
         inputs=inputs,
-        outputs=(("figure", F, f"extra_escape_{kind}"),),
         log=f"escape/{kind}_table",
         params={
             "models": canonical_key(f"escape.{kind}.models"),
@@ -425,28 +551,219 @@ def _cells_of(rule, **match):
     }
 
 
-# The rules, in the order of the pipeline's stages.
+# The rules, in the order of the results index (the order of their tables), each with the tables and
+# figures it writes.
 # fmt: off
 RESULT_RULES = (
-    # stage 2b: the optimal spectral method (no GD): theory curve and delta_alg
+    # cell summaries and threshold fits
+    ResultRule(
+        rule="threshold_table", what="Collecting the threshold table",
+        inputs=lambda config, w: {
+            # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
+            "sweeps": [sweep_tables(s)[1] for s in config["sweeps"] if s != config["easy_hard"]["sweep"]],
+            "delta_alg": table("delta_alg.csv")},
+        log="threshold_table",
+        resources={"mem_mb": 500, "runtime": 5},
+        tables=(
+            TableEntry(name="thresholds.csv", target=True, claims=True,
+                       caption="Empirical δ₅₀ ± 1σ and its 95 % profile interval per sweep and d (logistic "
+                       "fit), and δ_alg per link."),
+        ),
+    ),
+    ResultRule(
+        rule="aggregate_sweep", what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
+        inputs=_cells_of("sweep_block", sweep=lambda c, w: w["sweep"]),  # the blocks of every cell
+        log="aggregate/{sweep}", jobs=_per("sweeps", "sweep"),
+        constraints=lambda config: {"sweep": "|".join(config["sweeps"])},
+        tables=(
+            TableEntry(name="{sweep}_cells.csv", output="cells", claims="gelu",
+                       caption="Per (d, δ) cell of one sweep: successes, final-ρ median and 30/70 % "
+                       "quantiles (all and failed trials), escape-step quartiles, trials stopped at a "
+                       "certified minimum."),
+            TableEntry(name="{sweep}_thresholds.csv", output="thresholds",
+                       caption="Per d of one sweep: the logistic fit of success vs δ (δ₅₀, scale, errors, "
+                       "δ₅₀'s profile interval, status)."),
+        ),
+    ),
+    # the optimal spectral method (no GD): theory curve and delta_alg
     ResultRule(
         rule="spectral_theory", what="Asymptotic spectral overlap curve and delta_alg per link",
         log="spectral/theory",
         params={"link": "spectral.link", "noise": "spectral.noise", "delta_max": _delta_max,
                 "points": "spectral.theory_points"},
+        tables=(
+            TableEntry(name="delta_alg.csv", output="delta_alg", claims=True,
+                       caption="δ_alg of the optimal spectral method per single-index link."),
+            TableEntry(name="spectral_theory.csv", output="curve",
+                       caption="Asymptotic overlap of the optimal spectral estimator vs δ."),
+        ),
     ),
-    # stage 2c: the Hessian at the restricted-GD plateau (docs/outlier.md)
+    # the Hessian at the restricted-GD plateau (docs/outlier.md)
     ResultRule(
         rule="hessian_table", what="Collecting the plateau spectra of {wildcards.activation}",
         inputs=_cells_of("hessian_cell", activation=lambda c, w: w["activation"]),
         log="hessian/table_{activation}",
         jobs=_per("hessian.delta", "activation"),
+        tables=(
+            TableEntry(name="hessian_{activation}.csv", claims=True,
+                       caption="Per δ and seed at the restricted-GD plateau: λ_min, overlap², bulk edge, "
+                       "H₁₁, the semi-empirical outlier."),
+        ),
     ),
+    ResultRule(
+        rule="easy_hard_figure", what="Drawing easy vs hard direction learning",
+        inputs=_cells_of("sweep_block", sweep=lambda c, w: c["easy_hard"]["sweep"]),
+        log=lambda config: f"figures/{config['easy_hard']['stem']}",
+        params={"level": "easy_hard.learned_overlap"},
+        tables=(
+            TableEntry(name="{easy_hard}_learning_steps.csv", output="table", claims=True,
+                       caption="Per trial of the easy+hard target: the step at which each direction is "
+                       "learned."),
+        ),
+        figures=(
+            FigureEntry(stem="{stem}", paper="Fig 11", section="easy_hard",
+                        caption="Overlap of span(Θ) (top) and of the best neuron (bottom) with the easy and"
+                        " the hard direction vs GD step."),
+        ),
+    ),
+    # theory (DMFT, outlier, static fixed point) against its simulated referee
+    ResultRule(
+        rule="theory_tables", what="Theory thresholds and theory-vs-simulation agreement tables",
+        inputs=lambda config, w: theory_inputs(config) | {"thresholds": table("thresholds.csv")},
+        log="theory/tables",
+        params={**_THEORY, "report_steps": "theory.report_steps", "horizon": "theory.horizon",
+                "validation": canonical_key("theory.validation")},
+        tables=(
+            TableEntry(name="theory_thresholds.csv", target=True, claims=True,
+                       caption="δ_alg, δ_NN(t) from the DMFT for each N, the long-time δ_NN(∞) with its "
+                       "numerical error and the RS state's AT verdict, and the empirical δ₅₀ per theory "
+                       "model."),
+            TableEntry(name="fixed_point_refinement.csv", target=True,
+                       caption="The refinement study of δ_NN(∞): per theory model and quadrature level "
+                       "(every count doubled), the root and the fixed point's κ, q, E[ℓ], AT value, jump "
+                       "mass, bulk edge, outlier, overlap² and margin at the coarser level's root."),
+            TableEntry(name="theory_thresholds.tex", target=True,
+                       caption="The theory thresholds as a LaTeX table."),
+            TableEntry(name="dmft_vs_simulation.csv", target=True, claims=True,
+                       caption="‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation."),
+            TableEntry(name="outlier_vs_simulation.csv", target=True,
+                       caption="Hessian outlier and bulk edge vs GD time: DMFT law vs simulated spectra."),
+            TableEntry(name="bounded_link_validation.csv", target=True,
+                       caption="Bounded link: the δ at which simulation first shows a negative aligned "
+                       "outlier vs the DMFT's δ_NN(t)."),
+        ),
+    ),
+    # the escape (docs/escape.md): the hard coordinate's linear stage, the DMFT with signal, and the
+    # success they predict
+    ResultRule(
+        rule="escape_linear_table", what="Linear stage of the escape: theory vs simulation table and figure",
+        inputs=_cells_of("escape_linear_cell"),
+        log="escape/linear_table", params={"report_steps": "escape.report_steps"},
+        tables=(
+            TableEntry(name="escape_linear_stage.csv", output="table", target=True,
+                       caption="The hard coordinate's variance: linear process vs unrestricted GD and its "
+                       "exact linearisation, with the referee's linear horizon."),
+            TableEntry(name="escape_referee_trials.csv", output="referee",
+                       caption="The referee trial by trial: the hard coordinate of unrestricted GD and of "
+                       "its exact linearisation from the same seed, their relative error and the trial's "
+                       "linear horizon."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_escape_linear_stage",
+                        caption="Variance of the hard coordinate √d θ₁^t: the linear Gaussian process of "
+                        "the DMFT kernels vs unrestricted GD and its exact linearisation (docs/escape.md, "
+                        "eqs. (E5), (E7))."),
+        ),
+    ),
+    ResultRule(
+        rule="escape_signal_table", what="DMFT with signal vs planted-overlap GD: table",
+        inputs=_cells_of("escape_signal_cell"),
+        log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,
+        tables=(
+            TableEntry(name="escape_signal.csv", output="table", target=True,
+                       caption="DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted"
+                       " GD from a planted overlap."),
+            TableEntry(name="escape_signal_runs.csv", output="runs",
+                       caption="Per planted run: the final overlap, and ‖∇R̂‖ and λ_min where it ends."),
+        ),
+    ),
+    _prediction_rule(
+        "prediction", "Predicted vs measured success and delta50(d)", "rho_c",
+        tables=(
+            TableEntry(name="escape_prediction.csv", output="table", target=True,
+                       caption="Predicted (linear process) vs measured success, escape steps and failed-"
+                       "trial ρ per model, d, δ and ρ_c."),
+            TableEntry(name="delta50_prediction.csv", output="delta50", target=True,
+                       caption="Predicted vs empirical δ₅₀ per model and d, with the verdict."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_escape_prediction",
+                        caption="GD success vs δ per d with the success probability predicted by the linear"
+                        " hard-coordinate process, and δ₅₀ vs d: measured, predicted, and δ_NN(∞) as the d "
+                        "→ ∞ reference."),
+        ),
+    ),
+    # finite-size analysis of the GD thresholds (docs/finite_size.md): delta50(d) per model, the laws of
+    # its growth by the joint likelihood of every cell, what they decide about d -> inf
+    ResultRule(
+        rule="finite_size_scaling",
+        what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, "
+        "figure",
+        inputs=finite_size_inputs,
+        log="finite_size/scaling",
+        params={"models": canonical_key("finite_size.models"),
+                **{k: f"finite_size.{k}" for k in ("bootstrap", "level", "limit_range", "min_d")},
+                "pricing": _finite_size_pricing, "seed": "seed", "paper": canonical_key("claims.paper")},
+        tables=(
+            TableEntry(name="finite_size_summary.csv", output="summary", claims=True,
+                       caption="Per model: what its d decide (joint binomial likelihood, 95 % profile "
+                       "intervals): the slope per doubling of d, the curvature, the width exponent, the "
+                       "tests of a constant and of no limit, δ∞'s verdict with its interval or one-sided "
+                       "bound, and the bootstrap's law choice."),
+            TableEntry(name="finite_size_scaling.csv", output="table", target=True, claims=True,
+                       caption="Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
+                       "likelihood-ratio p-value, δ∞ with its profile interval, and the prediction of the "
+                       "largest d."),
+            TableEntry(name="finite_size_points.csv", output="points", claims=True,
+                       caption="Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
+                       "width from the logistic fit."),
+            TableEntry(name="finite_size_collapse.csv", output="collapse",
+                       caption="Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), the"
+                       " collapse of every d onto one logistic."),
+            TableEntry(name="finite_size_decide.csv", output="decide",
+                       caption="Per model and design (new doublings of d, trials per cell): the expected "
+                       "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours "
+                       "(upper bound)."),
+        ),
+        figures=(
+            FigureEntry(stem="{stem}", section="finite_size",
+                        caption="δ₅₀ against d (log axis) per model with its 95 % profile intervals, each "
+                        "law fitted by the joint likelihood (labels: slope per doubling, δ∞'s interval or "
+                        "one-sided bound), δ_NN(∞) of the static fixed point and the paper's value; the "
+                        "title gives δ∞'s verdict."),
+        ),
+    ),
+    ResultRule(
+        rule="finite_size_refine",
+        what="Second-pass delta placement around each d's crossing (an overlay, built on request)",
+        inputs=finite_size_inputs, outputs=((None, FILE, f"{RESULTS}/finite_size/refine.yaml"),),
+        log="finite_size/refine",
+        params={"models": canonical_key("finite_size.models"), "refine": canonical_key("finite_size.refine"),
+                "grids": _finite_size_grids},
+    ),
+    # the plateau's spectral threshold and the plateau against the fixed point (docs/outlier.md)
     ResultRule(
         rule="spectral_threshold_table",
         what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {"theory": THEORY_TABLE},
         log="hessian/spectral_threshold", params=_OVERLAY,
+        tables=(
+            TableEntry(name="spectral_threshold.csv", target=True, section="spectral_threshold",
+                       caption="Per activation and d: δ_spec(d), where the share of plateau seeds with a "
+                       "negative aligned Hessian eigenvalue crosses ½ (logistic fit, profile interval), the"
+                       " zero crossing of λ_min against δ (line or quadratic, Fieller's interval), and "
+                       "δ_NN(∞)."),
+        ),
     ),
     ResultRule(
         rule="plateau_theory_table",
@@ -456,31 +773,44 @@ RESULT_RULES = (
             "spectral": table("spectral_threshold.csv"), "theory": THEORY_TABLE,
             "fixed_points": _fixed_points_compared(config, w)},
         log="hessian/plateau_theory", params=_OVERLAY,
+        tables=(
+            TableEntry(name="plateau_vs_theory.csv", target=True, section="spectral_threshold",
+                       caption="Per activation, δ and observable (‖θ‖², training loss, bulk edge, λ_min, "
+                       "its overlap²): the plateau's seed means per d, their limit d → ∞ under each "
+                       "approach law m_d = m_∞ + b d^(−γ), γ = 1, 2/3, 1/2, with its 95 % interval and "
+                       "goodness of fit, the RS fixed point's value with its numerical error, the gap "
+                       "(under 1/d; its interval the union over the laws the data do not reject) and the "
+                       "verdict every such law gives (undetermined where they differ)."),
+            TableEntry(name="plateau_threshold.csv", target=True, section="spectral_threshold",
+                       caption="Per activation and d: δ_NN^GD(d), the zero of the outlier margin fed with "
+                       "the plateau's own law of (g², w), beside δ_spec(d) and δ_NN^RS(∞), with δ_spec(d)'s"
+                       " distance to each approach law's limit in units of their combined s.e.; the last "
+                       "row the limit δ_NN^GD(∞): the point under 1/d, the interval over the laws m_∞ + b "
+                       "d^(−γ), γ = 1, 2/3, 1/2, that the data do not reject."),
+        ),
     ),
-    # stage 2d: theory (DMFT, outlier, static fixed point) against its simulated referee
-    ResultRule(
-        rule="theory_tables", what="Theory thresholds and theory-vs-simulation agreement tables",
-        inputs=lambda config, w: theory_inputs(config) | {"thresholds": table("thresholds.csv")},
-        log="theory/tables",
-        params={**_THEORY, "report_steps": "theory.report_steps", "horizon": "theory.horizon",
-                "validation": canonical_key("theory.validation")},
+    _prediction_rule(
+        "two_stage", "Two-stage prediction vs measured success and delta50(d)", "t0",
+        script="escape_prediction_table",
+        tables=(
+            TableEntry(name="escape_two_stage.csv", output="table", section="escape.two_stage",
+                       caption="Two-stage prediction (linear process to t₀, then the kicked DMFT with "
+                       "signal) vs measured success per model, d, δ and t₀, with the critical overlap m* "
+                       "and V(t₀)."),
+            TableEntry(name="delta50_two_stage.csv", output="delta50", target=True,
+                       section="escape.two_stage",
+                       caption="Two-stage predicted vs empirical δ₅₀ per model, d and t₀, with the verdict."),
+            TableEntry(name="escape_two_stage_scans.csv", output="scans", section="escape.two_stage",
+                       caption="The kick scans of the DMFT with signal: ρ at the horizon and escape step per "
+                       "δ, t₀ and m₀."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_escape_two_stage", section="escape.two_stage",
+                        caption="GD success vs δ per d with the two-stage prediction (linear process to t₀,"
+                        " then the DMFT with signal kicked at t₀) per t₀, and δ₅₀ vs d (overlay "
+                        "escape_two_stage.yaml)."),
+        ),
     ),
-    # stage 2e: the escape (docs/escape.md): the hard coordinate's linear stage, the DMFT with signal,
-    # and the success they predict
-    ResultRule(
-        rule="escape_linear_table", what="Linear stage of the escape: theory vs simulation table and figure",
-        inputs=_cells_of("escape_linear_cell"),
-        outputs=(("figure", F, "extra_escape_linear_stage"),),
-        log="escape/linear_table", params={"report_steps": "escape.report_steps"},
-    ),
-    ResultRule(
-        rule="escape_signal_table", what="DMFT with signal vs planted-overlap GD: table",
-        inputs=_cells_of("escape_signal_cell"),
-        log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,
-    ),
-    _prediction_rule("prediction", "Predicted vs measured success and delta50(d)", "rho_c"),
-    _prediction_rule("two_stage", "Two-stage prediction vs measured success and delta50(d)", "t0",
-                     script="escape_prediction_table"),
     # the convention explorer (overlay workflow/configs/conventions.yaml): which modelling conventions
     # reproduce the paper's three headline numbers; nothing runs without `conventions:`
     ResultRule(
@@ -488,31 +818,21 @@ RESULT_RULES = (
         what="Conventions ranked against the paper's three numbers: table and figure",
         inputs=lambda config, w: {"scans": jobs.outputs(config, "convention_scan"),
                                   "plateaus": jobs.outputs(config, "convention_plateau")},
-        outputs=(("figure", F, "extra_conventions"),),
         log="conventions/table", jobs=_when("conventions"),
         params={"conventions": _conventions, "paper": _optional_canonical("conventions.paper"),
                 "tolerance": _optional_canonical("conventions.tolerance")},
-    ),
-    # finite-size analysis of the GD thresholds (docs/finite_size.md): delta50(d) per model, the laws of
-    # its growth by the joint likelihood of every cell, what they decide about d -> inf
-    ResultRule(
-        rule="finite_size_scaling",
-        what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, "
-        "figure",
-        inputs=finite_size_inputs,
-        outputs=(("figure", F, lambda config: config["finite_size"]["stem"]),),
-        log="finite_size/scaling",
-        params={"models": canonical_key("finite_size.models"),
-                **{k: f"finite_size.{k}" for k in ("bootstrap", "level", "limit_range", "min_d")},
-                "pricing": _finite_size_pricing, "seed": "seed", "paper": canonical_key("claims.paper")},
-    ),
-    ResultRule(
-        rule="finite_size_refine",
-        what="Second-pass delta placement around each d's crossing (an overlay, built on request)",
-        inputs=finite_size_inputs, outputs=((None, FILE, f"{RESULTS}/finite_size/refine.yaml"),),
-        log="finite_size/refine",
-        params={"models": canonical_key("finite_size.models"), "refine": canonical_key("finite_size.refine"),
-                "grids": _finite_size_grids},
+        tables=(
+            TableEntry(name="conventions.csv", output="table", target=True, section="conventions",
+                       caption="Modelling conventions ranked by their distance to the paper's three "
+                       "numbers."),
+            TableEntry(name="convention_scans.csv", output="scans", section="conventions",
+                       caption="Per convention, activation and d: the auto-refined δ scan and its fit."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_conventions", section="conventions",
+                        caption="δ₅₀ of GeLU against δ₅₀ of Quad for each modelling convention (convention "
+                        "explorer overlay), with the paper's point."),
+        ),
     ),
     # the designer (docs/design.md, overlay workflow/configs/design.yaml): the sweeps the theory asks for
     # (read from the theory alone, so pass 2 does not rewrite them) and the design table
@@ -529,64 +849,111 @@ RESULT_RULES = (
         inputs=lambda config, w: {
             "theory": jobs.outputs(config, "design_theory"), "family": jobs.outputs(config, "design_family"),
             "thresholds": [sweep_tables(sweep)[1] for sweep in design_sweeps(config).values()]},
-        outputs=(("figure", F, lambda config: config["design"]["stem"] if config.get("design") else None),),
         log="design/table", jobs=_when("design"),
         params={"design": _optional_canonical("design"), "settings": _design_settings,
                 "swept": _design_swept},
+        tables=(
+            TableEntry(name="design.csv", output="table", target=True, section="design",
+                       caption="Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, "
+                       "min_t δ_NN(t) ± s.e., GD's δ₅₀ per d where swept, the theory's rank."),
+        ),
+        figures=(
+            FigureEntry(stem="{stem}", section="design",
+                        caption="Per design: the theory's δ_NN(∞) (static fixed point) and min_t δ_NN(t) "
+                        "(DMFT, ± s.e.), and GD's δ₅₀ where a sweep measured the design, with Spearman's "
+                        "rank correlation."),
+        ),
     ),
-    # stage 3: cell summaries and threshold fits
-    ResultRule(
-        rule="aggregate_sweep", what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
-        inputs=_cells_of("sweep_block", sweep=lambda c, w: w["sweep"]),  # the blocks of every cell
-        log="aggregate/{sweep}", jobs=_per("sweeps", "sweep"),
-        constraints=lambda config: {"sweep": "|".join(config["sweeps"])},
-    ),
-    ResultRule(
-        rule="threshold_table", what="Collecting the threshold table",
-        inputs=lambda config, w: {
-            # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
-            "sweeps": [sweep_tables(s)[1] for s in config["sweeps"] if s != config["easy_hard"]["sweep"]],
-            "delta_alg": table("delta_alg.csv")},
-        log="threshold_table",
-        resources={"mem_mb": 500, "runtime": 5},
-    ),
-    # stage 4: figures
-    figure("phase_figure", inputs=_phase_inputs,
+    # the figures drawn from tables and cells, one per job
+    figure("phase_figure", inputs=_phase_inputs, stems=lambda c: [s["figure"] for s in c["sweeps"].values()],
            params={"title": _phase_title, "sweep": lambda c, w: (sweep_of_figure(c, w["stem"]), None)}),
-    figure("grokking_figure", inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"}),
+    figure("grokking_figure", inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"},
+           figures=(
+               FigureEntry(stem="{name}", paper="Fig 2", section="grokking",
+                           caption="Train and test loss and misalignment 1 − ρ along one long GD run (never"
+                           " frozen)."),
+           )),
     figure("spectral_figure", inputs=_spectral_figure_inputs,
-           params={"link": "spectral.link", "sweep": "figure1.random"}),
+           params={"link": "spectral.link", "sweep": "figure1.random"},
+           figures=(
+               FigureEntry(stem="{stem}", paper="Fig 1", section="figure1",
+                           caption="GD success vs δ from random and from the optimal spectral init, δ_alg, "
+                           "and the spectral estimator's overlap vs the asymptotic curve."),
+           )),
     figure("hessian_spectrum_figure", inputs=lambda config, w: {"cells": [
         f for act, pair in config["hessian"]["histogram"].items() for dl in pair
-        for f in jobs.outputs(config, "hessian_cell", activation=act, delta=dl)]}),
+        for f in jobs.outputs(config, "hessian_cell", activation=act, delta=dl)]},
+           figures=(
+               FigureEntry(stem="fig7_hessian_spectrum", paper="Fig 7",
+                           caption="Bulk histogram and bottom eigenvalue of the Hessian at the restricted-"
+                           "GD plateau, below and above the transition."),
+           )),
     figure("hessian_delta_figure", params={"overlay": canonical_key("theory.hessian_overlay")},
            inputs=lambda config, w: {
                "tables": [table(f"hessian_{a}.csv") for a in config["hessian"]["delta"]],
                "fixed_points": [f"{RESULTS}/theory/fixed_point/{m}.npz"
-                                for m in config["theory"]["hessian_overlay"].values()]}),
-    figure("hessian_trajectory_figure", inputs=_cells_of("hessian_cell")),
-    figure("plateau_theory_figure", inputs=lambda config, w: {"table": table("plateau_vs_theory.csv")}),
-    figure("landscape_figure", inputs=_cells_of("landscape_cell")),
+                                for m in config["theory"]["hessian_overlay"].values()]},
+           figures=(
+               FigureEntry(stem="fig8_hessian_vs_delta", paper="Fig 8",
+                           caption="λ_min, bulk edge and overlap² of the bottom eigenvector vs δ at the "
+                           "plateau, with the fixed-point theory."),
+           )),
+    figure("hessian_trajectory_figure", inputs=_cells_of("hessian_cell"),
+           figures=(
+               FigureEntry(stem="extra_hessian_trajectory",
+                           caption="λ_min, bulk edge and overlap² along restricted GD (checkpoints)."),
+           )),
+    figure("plateau_theory_figure", inputs=lambda config, w: {"table": table("plateau_vs_theory.csv")},
+           figures=(
+               FigureEntry(stem="extra_plateau_vs_theory", section="spectral_threshold",
+                           caption="The plateau's ‖θ‖², training loss, bulk edge, λ_min and overlap² "
+                           "against 1/d at each δ of the spectral-threshold scan, their 1/d extrapolation, "
+                           "and the RS fixed point's value at d = ∞."),
+           )),
+    figure("landscape_figure", inputs=_cells_of("landscape_cell"),
+           figures=(
+               FigureEntry(stem="{stem}", paper="Fig 3", section="landscape",
+                           caption="The empirical risk on planes through the restricted-GD plateau (with "
+                           "θ*, and with the Hessian's bottom eigenvector), below and above the transition,"
+                           " with unrestricted GD projected: the saddle and the escape along its negative "
+                           "curvature."),
+           )),
     figure("sweep_escape_steps_figure", params={"sweeps": _key_set("sweeps")},  # sorted: order is no change
-           inputs=lambda config, w: {"tables": [sweep_tables(name)[0] for name in sorted(config["sweeps"])]}),
+           inputs=lambda config, w: {"tables": [sweep_tables(name)[0] for name in sorted(config["sweeps"])]},
+           figures=(
+               FigureEntry(stem="extra_escape_steps",
+                           caption="Escape step (first step with ρ ≥ escape_rho) vs δ, median and "
+                           "quartiles, per sweep."),
+           )),
     figure("theory_figure", params={**_THEORY, "kind": _theory_kind}, local=False,
            inputs=lambda config, w: theory_inputs(config) | {  # only the δ_NN figure draws the thresholds
-               "table": THEORY_TABLE if manifest.THEORY_KINDS[w["stem"]] == "delta_nn" else []}),
-    figure("width_figure", inputs=_width_inputs, params={"groups": "width.groups", "widths": _widths}),
-    ResultRule(
-        rule="easy_hard_figure", what="Drawing easy vs hard direction learning",
-        inputs=_cells_of("sweep_block", sweep=lambda c, w: c["easy_hard"]["sweep"]),
-        outputs=(("figure", F, lambda config: config["easy_hard"]["stem"]),),
-        log=lambda config: f"figures/{config['easy_hard']['stem']}",
-        params={"level": "easy_hard.learned_overlap"},
-    ),
-    # stage 5: the claims table with computed verdicts (the manuscript: paper.smk)
+               "table": THEORY_TABLE if THEORY_KINDS[w["stem"]] == "delta_nn" else []},
+           figures=(
+               FigureEntry(stem="fig9_dmft_vs_simulation", paper="Fig 9",
+                           caption="‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation."),
+               FigureEntry(stem="fig10a_outlier_vs_time", paper="Fig 10a",
+                           caption="Hessian outlier and bulk edge vs GD time: DMFT law vs simulated "
+                           "spectra."),
+               FigureEntry(stem="fig10b_delta_nn", paper="Fig 10b",
+                           caption="δ_NN(t) from the DMFT law for each N, the long-time value and the "
+                           "empirical δ₅₀."),
+           )),
+    figure("width_figure", inputs=_width_inputs, params={"groups": "width.groups", "widths": _widths},
+           figures=(
+               FigureEntry(stem="{stem}", paper="Fig 6", section="width",
+                           caption="Success vs δ per width m, and δ₅₀ vs m."),
+           )),
+    # the claims table with computed verdicts (the manuscript: paper.smk)
     ResultRule(
         rule="claims_table", what="The paper's claims against the results: verdicts",
         inputs=lambda config, w: claims_inputs(config),
         log="paper/claims",
         params={"tolerance": canonical_key("claims.tolerance"), "paper": canonical_key("claims.paper"),
                 "roles": _claim_roles},  # which sweeps and models each claim reads
+        tables=(
+            TableEntry(name="claims.csv", target=True,
+                       caption="The paper's claims, the measured values and the computed verdicts."),
+        ),
     ),
 )
 # fmt: on
