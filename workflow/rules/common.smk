@@ -85,12 +85,12 @@ def kernel_leader(script):
 def kernel_scripts(leaders):
     """The warmed scripts that lead their kernel group (``leaders`` True) or follow a leader, as a
     wildcard constraint."""
-    scripts = sorted({kind.script for kind in registry.KINDS if kind.warm})
+    scripts = sorted(kernels.warmed_scripts())
     return "|".join(s for s in scripts if (kernel_leader(s) == s) == leaders) or "^$"
 
 
 # Written now, while the workflow is parsed (see WARM_CODE).
-KERNEL_CODE = [kernel_code(kind.script) for kind in registry.KINDS if kind.warm]
+KERNEL_CODE = [kernel_code(script) for script in kernels.warmed_scripts()]
 
 
 def kernel_tag_constraint():

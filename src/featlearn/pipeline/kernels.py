@@ -90,7 +90,7 @@ def kernel_leader(script, root):
     cache folder is a link to its leader's (rule numba_cache_link); a script leads itself."""
     package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
     mine = kernel_modules(scripts / f"{script}.py", package)
-    return next((s for s in _warmed() if kernel_modules(scripts / f"{s}.py", package) == mine), script)
+    return next((s for s in warmed_scripts() if kernel_modules(scripts / f"{s}.py", package) == mine), script)
 
 
 @functools.cache
@@ -104,7 +104,7 @@ def kernel_bases(script, root):
     fastmath flags), and a smaller leader's kernel closure lies inside ``script``'s, so an edit that
     re-warms a base re-warms ``script`` too.  ``root``: the checkout."""
     package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
-    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in _warmed()}
+    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in warmed_scripts()}
     mine = set(kernel_modules(scripts / f"{script}.py", package))
     smaller = [s for s in modules if kernel_leader(s, root) == s and modules[s] < mine]
     bases = {}
@@ -114,6 +114,7 @@ def kernel_bases(script, root):
     return bases
 
 
-def _warmed():
-    """The warmed scripts of the job registry, in its order."""
+def warmed_scripts():
+    """The warmed scripts of the job registry, in its order (the one list: leaders, bases, the
+    warm-ups' wildcard constraints and kernel stamps)."""
     return list(dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm))
