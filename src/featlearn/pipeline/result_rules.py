@@ -865,7 +865,7 @@ RESULT_RULES = (
         ),
     ),
     # the figures drawn from tables and cells, one per job
-    figure("phase_figure", inputs=_phase_inputs, stems=lambda c: [s["figure"] for s in c["sweeps"].values()],
+    figure("phase_figure", inputs=_phase_inputs, stems=lambda c: [f.stem for f in phase_figures(c)],
            params={"title": _phase_title, "sweep": lambda c, w: (sweep_of_figure(c, w["stem"]), None)}),
     figure("grokking_figure", inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"},
            figures=(
