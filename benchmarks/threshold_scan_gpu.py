@@ -49,8 +49,8 @@ from featlearn.hessian import batched_plateau as bp  # noqa: E402
 from featlearn.hessian import plateau  # noqa: E402
 from featlearn.io.provenance import provenance  # noqa: E402
 from featlearn.io.results import save_npz, stack_runs  # noqa: E402
+from featlearn.io.settings import JobSettings  # noqa: E402
 from featlearn.pipeline import jobs  # noqa: E402
-from featlearn.pipeline.settings import ThresholdScanSettings  # noqa: E402
 
 RULE = "spectral_threshold_cell"
 
@@ -67,7 +67,7 @@ def load_config(paths):
 def cell_settings(config, cell):
     """The settings the rule's job at ``cell`` reads (its params, as the cell script builds them)."""
     params, _ = jobs.KIND[RULE].params(config, cell)
-    return ThresholdScanSettings.from_dict(params["settings"])
+    return JobSettings.from_dict(params["settings"])
 
 
 def ordered_cells(config, ds):

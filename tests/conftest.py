@@ -15,12 +15,12 @@ from tiny_build import ROOT, TINY, tiny_build
 
 from featlearn.model.activations import ACTIVATIONS
 from featlearn.pipeline import checks
-from featlearn.pipeline.settings import (
-    EscapeLinearSettings,
-    PlateauSettings,
-    SweepSettings,
-    TheoryModelSettings,
-)
+from featlearn.pipeline.jobs import KIND, KINDS
+
+SweepSettings = KIND["sweep_block"].settings
+PlateauSettings = KIND["hessian_cell"].settings
+TheoryModelSettings = KIND["dmft_model"].settings
+EscapeLinearSettings = KIND["escape_linear_cell"].settings
 
 TINY_CONFIG = yaml.safe_load(TINY.read_text())
 """The tiny config, for config-level tests (checks, the registry, the workflow); numerics tests
@@ -222,11 +222,15 @@ def summary_plan(workdir, configfile):
 
 
 def settings_reads(path):
-    """{settings class: (fields, fields read by some job)} from a tracked build's record."""
+    """{settings class: (fields, fields read by some job)} from a tracked build's record.  A job rebuilds
+    its settings from its params alone (``featlearn.io.settings``): each record is named by the kinds'
+    settings class with its fields (``jobs.KINDS``; their field tuples are distinct)."""
+    names = {kind.settings.field_names(): kind.settings.__name__ for kind in KINDS}
     out = {}
     for line in path.read_text().splitlines():
         record = json.loads(line)
-        fields, read = out.setdefault(record["class"], (set(record["fields"]), set()))
+        name = names.get(tuple(record["fields"]), record["class"])
+        fields, read = out.setdefault(name, (set(record["fields"]), set()))
         read |= set(record["read"])
     return out
 

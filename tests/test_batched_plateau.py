@@ -8,14 +8,16 @@ from conftest import SETTINGS
 from featlearn.hessian import batched_plateau as bp
 from featlearn.hessian import plateau
 from featlearn.model.activations import evaluate
-from featlearn.pipeline.settings import ThresholdScanSettings
+from featlearn.pipeline.jobs import KIND
+
+ScanSettings = KIND["spectral_threshold_cell"].settings
 
 
 def scan_settings(activation, **changes):
-    base = {k: v for k, v in SETTINGS.asdict().items() if k in ThresholdScanSettings.field_names()}
+    base = {k: v for k, v in SETTINGS.asdict().items() if k in ScanSettings.field_names()}
     fields = {"activation": activation, "lr": 0.05, "steps": 3000, "d": 40, "seeds": 3}
     fields |= {"grad_tol": 1e-5, "k": 2}
-    return ThresholdScanSettings(**base | fields | changes)
+    return ScanSettings(**base | fields | changes)
 
 
 @pytest.mark.parametrize("name", ["gelu", "quad", "tanh", "erf", "he2", "relu"])

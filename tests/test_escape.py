@@ -9,15 +9,15 @@ from conftest import GELU, GELU_BUMP_ESCAPE
 
 from featlearn.cells import escape as escape_runs
 from featlearn.cells import linearisation
-from featlearn.pipeline.settings import EscapeSignalSettings, RefereeSettings
+from featlearn.pipeline.jobs import KIND
 from featlearn.theory import dmft, escape
 
 _BUMP = {**GELU, "link": "bump", "n_test": 2000, "dtype": "float64"}
-REFEREE = RefereeSettings(
+REFEREE = KIND["theory_sim_cell"].settings(
     **_BUMP, experiment="theory_gelu_bump", steps=50, d=1000, seeds=3, k=2, spectrum_steps=(1, 10, 50)
 )
 """The referee of gelu_bump (config.yaml's theory.simulation over its horizon), written out."""
-BUMP_SIGNAL = EscapeSignalSettings(
+BUMP_SIGNAL = KIND["escape_signal_cell"].settings(
     **_BUMP, experiment="escape_gelu_bump", steps=30, d=500, trials=32, n_paths=10000
 )
 """The DMFT-with-signal cell of gelu_bump (config.yaml's escape section), written out."""

@@ -9,7 +9,10 @@ from featlearn.gd import engine as gd
 from featlearn.gd import trials as sweep
 from featlearn.model import hessian_spectrum as hessian
 from featlearn.model import network
-from featlearn.pipeline.settings import PlateauSettings
+from featlearn.pipeline.jobs import KIND
+
+PlateauSettings = KIND["hessian_cell"].settings
+ScanSettings = KIND["spectral_threshold_cell"].settings
 
 
 @pytest.mark.parametrize("m", [1, 2])
@@ -120,10 +123,9 @@ def test_threshold_scan_records_the_final_state_of_the_plateau_run_exactly():
     """The scan cell skips the spectra along the way and the bulk spectrum; GD's path and the final
     state's record are those of the full plateau cell, bit for bit."""
     from featlearn.hessian import plateau
-    from featlearn.pipeline.settings import ThresholdScanSettings
 
-    base = {k: v for k, v in SETTINGS.asdict().items() if k in ThresholdScanSettings.field_names()}
-    scan = ThresholdScanSettings(
+    base = {k: v for k, v in SETTINGS.asdict().items() if k in ScanSettings.field_names()}
+    scan = ScanSettings(
         **base | {"activation": "gelu", "lr": 0.05, "steps": 3000}, d=30, seeds=2, grad_tol=1e-4, k=2
     )
     full = plateau.plateau_cell(PlateauSettings(**scan.asdict(), checkpoints=8), 6.0, log=lambda _: None)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from featlearn.io.settings import JobSettings, settings_class
 from featlearn.pipeline import jobs, manifest, resources, settings
 from featlearn.pipeline.deps import module_closure, module_names
 
@@ -43,12 +44,32 @@ def test_closure_follows_relative_absolute_and_nested_imports(tmp_path):
 
 def test_settings_round_trip_and_are_frozen():
     s = jobs.settings_of("sweep_block", CONFIG, sweep="gelu")
-    again = settings.SweepSettings.from_dict(s.asdict())
+    cls = jobs.KIND["sweep_block"].settings
+    again = cls.from_dict(s.asdict())
     assert again == s and list(again.asdict()) == list(s.asdict())
     with pytest.raises(FrozenInstanceError):
         s.lr = 2.0
     with pytest.raises(TypeError):
-        settings.SweepSettings.from_dict({**s.asdict(), "learning_rat": 1.0})
+        cls.from_dict({**s.asdict(), "learning_rat": 1.0})
+
+
+def test_a_job_rebuilds_its_settings_from_its_params_alone():
+    """What a job script does (``JobSettings.from_dict``, without its kind's class): the same fields in
+    the same order, the same values, frozen, and every read tracked."""
+    s = jobs.settings_of("spectral_threshold_cell", CONFIG, activation="gelu", d="300", delta="9.75")
+    job = JobSettings.from_dict(s.asdict())
+    assert job.asdict() == s.asdict() and list(job.asdict()) == list(s.asdict())
+    assert job.field_names() == s.field_names() and job.reads() == set()
+    assert (job.d, job.grad_tol) == (300, s.grad_tol) and job.reads() == {"d", "grad_tol"}
+    with pytest.raises(FrozenInstanceError):
+        job.d = 600
+    assert JobSettings.from_dict({"a": [1, [2]]}).a == (1, (2,))  # YAML lists as tuples
+
+
+def test_the_kinds_settings_classes_have_distinct_fields():
+    """A job's read record is named by its fields alone (tests/conftest.py ``settings_reads``)."""
+    classes = {kind.settings for kind in jobs.KINDS}
+    assert len({cls.field_names() for cls in classes}) == len(classes)
 
 
 def test_settings_merge_defaults_activation_tables_and_overrides():
@@ -267,11 +288,11 @@ def test_every_reference_pattern_matches_entries_of_some_config():
 
 
 def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
-    """``settings.Table`` on a synthetic config: a convention comes from the section, else the
+    """``settings.build`` on a synthetic config: a convention comes from the section, else the
     activation's table (lr, steps), else ``defaults``, else its optional value; a key tuple takes its
     first present key; a fixed value has no origin; a function source sees the fields before it."""
     names = ("seed", "experiment", "activation", "lr", "steps", "m", "huber", "d", "twice")
-    cls = settings.settings_class("ToySettings", "a toy", names)
+    cls = settings_class("ToySettings", "a toy", names)
     config = {
         "seed": 7,
         "defaults": {"m": 1, "lr": 0.5},  # lr is no convention: defaults.lr is never read
@@ -300,3 +321,20 @@ def test_a_table_reads_each_field_from_its_first_source_and_records_the_key():
     with pytest.raises(KeyError, match="runs.b.lr, learning_rate.tanh"):  # tanh has no η anywhere
         settings.build(cls, config, {"run": "b"}, **table)
     assert settings.convention(config, "m", {"section": "runs.b"}) == (1, "defaults.m")
+
+
+def test_no_compute_job_runs_the_master_s_declarations():
+    """A compute job rebuilds its settings from its params (``featlearn.io.settings``) and imports
+    nothing of ``featlearn.pipeline``: its code stamp leaves out the kinds, the config rules and the
+    cost model, so declaring or editing a kind reruns no job (a changed value reruns its jobs through
+    their params)."""
+    scripts = {kind.script for kind in jobs.KINDS}
+    reached = {
+        script: [
+            m
+            for m in module_names(ROOT / "workflow" / "scripts" / f"{script}.py", ROOT / "src" / "featlearn")
+            if m.startswith("featlearn.pipeline")
+        ]
+        for script in scripts
+    }
+    assert not {script: modules for script, modules in reached.items() if modules}

@@ -2,10 +2,10 @@ import numpy as np
 from conftest import SETTINGS
 
 from featlearn.cells.referee import trajectory_cell
-from featlearn.pipeline.settings import RefereeSettings
+from featlearn.pipeline.jobs import KIND
 
-BASE = {k: v for k, v in SETTINGS.asdict().items() if k in RefereeSettings.field_names()}
-REFEREE = RefereeSettings(
+BASE = {k: v for k, v in SETTINGS.asdict().items() if k in KIND["theory_sim_cell"].settings.field_names()}
+REFEREE = KIND["theory_sim_cell"].settings(
     **BASE | {"link": "bump", "n_test": 50, "steps": 8}, d=40, seeds=2, spectrum_steps=(2, 8), k=2
 )
 

@@ -15,8 +15,8 @@ import yaml
 from conftest import ROOT, SCHEMA, TINY, concurrently, job_counts, selected_params, settings_reads, snakemake
 from tiny_build import READS, copy_workflow
 
+from featlearn.io.settings import READS_ENV
 from featlearn.pipeline import checks, manifest
-from featlearn.pipeline.settings import READS_ENV
 from featlearn.plan import load_config
 
 

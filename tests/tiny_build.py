@@ -20,7 +20,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from featlearn.pipeline.settings import READS_ENV
+from featlearn.io.settings import READS_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "workflow" / "configs" / "tiny.yaml"

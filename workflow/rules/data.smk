@@ -39,12 +39,13 @@ rule numba_cache:
         script=kernel_scripts(leaders=True),
     params:
         cache_dir=lambda w, output: kernel_cache_dir(output.ready),
-        # {module: cache folder to copy its compiled kernels from}; none for a model kernel's warm-up
+        # {module: cache folder to copy its compiled kernels from}, of the warm-ups among its inputs
+        # (none for a model kernel's warm-up, whose input replaces them)
         bases=lambda w, input: {
-            m: kernel_cache_dir(f"{NUMBA_CACHE}/{b}.ready") for m, b in kernel_bases(w.script).items()
-        }
-        if "bases" in input.keys()
-        else {},
+            m: kernel_cache_dir(ready)
+            for m, b in kernel_bases(w.script).items()
+            if (ready := f"{NUMBA_CACHE}/{b}.ready") in input
+        },
         modules=lambda w: kernel_modules(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
     resources:
         runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a script

@@ -7,9 +7,9 @@ def main(sm):
     from featlearn.cells.conventions import plateau_run
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import ConventionPlateauSettings
+    from featlearn.io.settings import JobSettings
 
-    settings = ConventionPlateauSettings.from_dict(sm.params.settings)
+    settings = JobSettings.from_dict(sm.params.settings)
     report, d, delta = sm.params.report, sm.params.plateau_d, sm.params.plateau_delta
     scale, risk = aligned_risk(settings.activation, settings.link, settings.a, settings.b, settings.noise)
     log(f"aligned neuron: c* = {scale:.4f}, R* = {risk:.5f}")

@@ -6,9 +6,9 @@ def main(sm):
     from featlearn.cells.conventions import scan
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import SweepSettings
+    from featlearn.io.settings import JobSettings
 
-    settings = SweepSettings.from_dict(sm.params.settings)
+    settings = JobSettings.from_dict(sm.params.settings)
     d = int(sm.wildcards.d)
     log(f"convention {sm.wildcards.convention}, d={d}: {settings}")
     out = scan(settings, d, sm.params.coarse, sm.params.refine, sm.params.rule, log)

@@ -1,12 +1,12 @@
 import json
 
 from featlearn.io.job import logger
-from featlearn.pipeline.settings import DesignFamilySettings
+from featlearn.io.settings import JobSettings
 from featlearn.theory.design_family import family_minimum
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
-settings, p = DesignFamilySettings.from_dict(sm.params.settings), sm.params
+settings, p = JobSettings.from_dict(sm.params.settings), sm.params
 log(f"family {p.expression} over {p.parameter} in {p.bounds}: {settings}")
 best, evaluations = family_minimum(
     p.expression,

@@ -5,10 +5,10 @@ def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import DesignSettings
+    from featlearn.io.settings import JobSettings
     from featlearn.theory.design import design_theory
 
-    settings, p = DesignSettings.from_dict(sm.params.settings), sm.params
+    settings, p = JobSettings.from_dict(sm.params.settings), sm.params
     log(
         f"design {sm.wildcards.design}: {settings}; bracket={p.bracket} points={p.points} factors={p.factors}"
     )

@@ -5,10 +5,10 @@ def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import TheoryModelSettings
+    from featlearn.io.settings import JobSettings
     from featlearn.theory.delta_nn import dmft_model
 
-    settings = TheoryModelSettings.from_dict(sm.params.settings)
+    settings = JobSettings.from_dict(sm.params.settings)
     n_paths, horizon, deltas = int(sm.wildcards.n_paths), sm.params.horizon, list(sm.params.deltas)
     log(f"DMFT {sm.wildcards.model}: N={n_paths} T={horizon} deltas={deltas} settings={settings}")
     out = dmft_model(settings, deltas, n_paths, horizon, sm.params.replicas, log)

@@ -5,9 +5,8 @@ def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.cells.escape import linear_stage_cell
     from featlearn.io.cells import run_delta_cell
-    from featlearn.pipeline.settings import EscapeLinearSettings
 
-    run_delta_cell(sm, EscapeLinearSettings, linear_stage_cell, log)
+    run_delta_cell(sm, linear_stage_cell, log)
 
 
 main(snakemake)  # noqa: F821

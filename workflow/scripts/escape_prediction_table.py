@@ -1,7 +1,7 @@
 from featlearn.analysis.prediction_tables import delta50_rows, kick_scan_rows, prediction_rows, two_stage_rows
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv, write_csv
-from featlearn.pipeline.settings import PredictionSettings, TwoStageSettings
+from featlearn.io.settings import JobSettings
 from featlearn.plotting import figures, theory_figures
 
 # One script for both predictions: level "rho_c" (the linear process) or "t0" (the two stages,
@@ -10,13 +10,11 @@ sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 level = sm.params.level
 two_stage = level == "t0"
-settings_class, model_rows_of = (
-    (TwoStageSettings, two_stage_rows) if two_stage else (PredictionSettings, prediction_rows)
-)
+model_rows_of = two_stage_rows if two_stage else prediction_rows
 long_time = {r["model"]: r["delta_nn_long_time"] for r in read_csv(sm.input.theory)}
 rows, delta50, scans, panels = [], [], [], []
 for model, spec in sm.params.models.items():
-    settings = settings_class.from_dict(sm.params.settings[model])
+    settings = JobSettings.from_dict(sm.params.settings[model])
     cells = [load_npz(p)[0] for p in sm.input[f"cells_{model}"]]
     sweep_rows = read_csv(sm.input[f"sweep_{model}"])
     fits = read_csv(sm.input[f"fits_{model}"])

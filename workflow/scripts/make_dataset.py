@@ -5,11 +5,11 @@ import numpy as np
 from featlearn.gd.trials import trial_setup
 from featlearn.io.job import logger
 from featlearn.io.provenance import dumps, provenance
-from featlearn.pipeline.settings import DatasetSettings
+from featlearn.io.settings import JobSettings
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
-settings = DatasetSettings.from_dict(sm.params.settings)
+settings = JobSettings.from_dict(sm.params.settings)
 out = Path(sm.output[0])
 out.mkdir(parents=True, exist_ok=True)
 data, net = trial_setup(settings, settings.d, settings.delta, 0)

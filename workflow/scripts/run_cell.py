@@ -6,10 +6,10 @@ def main(sm):
     from featlearn.gd.trials import run_cell
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import SweepSettings
+    from featlearn.io.settings import JobSettings
 
     d, delta = int(sm.wildcards.d), float(sm.wildcards.delta)
-    settings = SweepSettings.from_dict(sm.params.settings)
+    settings = JobSettings.from_dict(sm.params.settings)
     log(f"cell d={d} delta={delta}: {settings}")
     cell = run_cell(settings, d, delta, log=log)
     save_npz(sm.output[0], cell, provenance(d=d, delta=delta, **settings.asdict()))

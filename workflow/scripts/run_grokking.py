@@ -12,9 +12,9 @@ def main(sm):
     from featlearn.gd.trials import schedule
     from featlearn.io.provenance import provenance
     from featlearn.io.results import save_npz
-    from featlearn.pipeline.settings import LongRunSettings
+    from featlearn.io.settings import JobSettings
 
-    settings = LongRunSettings.from_dict(sm.params.settings)
+    settings = JobSettings.from_dict(sm.params.settings)
     folder = Path(sm.input.data)
     keys = ("X", "y", "X_test", "y_test", "theta_star")
     data = {k: np.load(folder / f"{k}.npy", mmap_mode="r") for k in keys}

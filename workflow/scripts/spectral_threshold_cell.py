@@ -5,9 +5,8 @@ def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.hessian.plateau import threshold_scan_cell
     from featlearn.io.cells import run_delta_cell
-    from featlearn.pipeline.settings import ThresholdScanSettings
 
-    run_delta_cell(sm, ThresholdScanSettings, threshold_scan_cell, log)
+    run_delta_cell(sm, threshold_scan_cell, log)
 
 
 main(snakemake)  # noqa: F821

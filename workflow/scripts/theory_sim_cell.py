@@ -5,9 +5,8 @@ def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.cells.referee import trajectory_cell
     from featlearn.io.cells import run_delta_cell
-    from featlearn.pipeline.settings import RefereeSettings
 
-    run_delta_cell(sm, RefereeSettings, trajectory_cell, log)
+    run_delta_cell(sm, trajectory_cell, log)
 
 
 main(snakemake)  # noqa: F821

@@ -3,11 +3,11 @@ from pathlib import Path
 from featlearn.analysis.theory_tables import load_theory, theory_tables
 from featlearn.io.job import logger
 from featlearn.io.results import read_csv, write_csv
-from featlearn.pipeline.settings import TheoryModelSettings
+from featlearn.io.settings import JobSettings
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
-models = {name: TheoryModelSettings.from_dict(s) for name, s in sm.params.models.items()}
+models = {name: JobSettings.from_dict(s) for name, s in sm.params.models.items()}
 theory = load_theory(sm.input.dmft, sm.input.fixed_point, sm.input.sim)
 p = sm.params
 tables = theory_tables(

@@ -318,7 +318,7 @@ def theory_tables(models, theory, n_paths, report_steps, horizon, validation, em
     """Every theory table, by file name: the thresholds (CSV rows and LaTeX), DMFT vs simulation,
     outlier vs simulation, and the bounded-link validation row.
 
-    ``models``: name → ``TheoryModelSettings``; ``theory``: :func:`load_theory`; ``n_paths``:
+    ``models``: name → its dmft_model settings; ``theory``: :func:`load_theory`; ``n_paths``:
     name → main N; ``validation``: {model, step}; ``empirical``: rows of the threshold table.
     """
     rows = threshold_rows(models, theory, n_paths, report_steps, empirical)

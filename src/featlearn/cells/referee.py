@@ -17,7 +17,7 @@ from featlearn.io.results import stack_runs
 def restricted_trajectory(settings, delta, seed_index, log=print):
     """One seed; a dict of arrays (per-step arrays have length steps + 1).
 
-    ``settings``: ``RefereeSettings`` (d, steps = the DMFT horizon, spectrum_steps, k).
+    ``settings``: a theory_sim_cell job's (d, steps = the DMFT horizon, spectrum_steps, k).
     """
     steps, spectrum_steps, k = settings.steps, settings.spectrum_steps, settings.k
     prob = RestrictedProblem.setup(settings, settings.d, delta, seed_index)

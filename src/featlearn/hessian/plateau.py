@@ -32,7 +32,7 @@ class RestrictedProblem:
     """One seed of restricted GD: its data regenerated from the trial identity
     (``gd.trials.trial_setup``), the hard directions U and X in float64 for the spectra."""
 
-    settings: object  # PlateauSettings or RefereeSettings (``pipeline.settings``)
+    settings: object  # of a hessian_cell or theory_sim_cell job (``pipeline.jobs``)
     data: dict
     net: gd.Network
     hard: np.ndarray  # U ∈ R^{d×h}
@@ -131,7 +131,7 @@ def final_state_record(traj, final, semi, semi_margin, log, start, seed_index, b
 def plateau_run(settings, delta, seed_index, log=print):
     """Restricted GD to the plateau with spectra along the way; a dict of arrays for one seed.
 
-    ``settings``: ``PlateauSettings`` (d, the step budget, grad_tol, checkpoints, k).  Besides
+    ``settings``: a hessian_cell job's (d, the step budget, grad_tol, checkpoints, k).  Besides
     :func:`_final_state` (with the bulk spectrum): the bottom of the spectrum at the ``checkpoints``
     steps of a log grid.
     """
@@ -165,7 +165,7 @@ def threshold_scan_run(settings, delta, seed_index, log=print):
     """Restricted GD to the plateau and :func:`_final_state` alone (what the spectral-threshold
     tables read, docs/finite_size.md (F14)): no spectra along the way, no bulk spectrum.
 
-    ``settings``: ``ThresholdScanSettings``; the losses and the norm are recorded at the first and
+    ``settings``: a spectral_threshold_cell job's; the losses and the norm are recorded at the first and
     last steps only.
     """
     prob = RestrictedProblem.setup(settings, settings.d, delta, seed_index)

@@ -6,13 +6,16 @@ A :class:`Kind` (keyword arguments only) says, for one rule that computes (a GD 
   ``results/<path><suffix>``, the log ``results/logs/<path>.log`` and the benchmark
   ``results/benchmarks/<path>.tsv``;
 * ``cells``: the wildcards of every job the config asks for (strings, as Snakemake sees them);
-* ``settings``: the typed settings class its code reads (``featlearn.pipeline.settings``; several
-  kinds may share one), and where each field comes from: ``conventions_from``, the config section
-  whose keys override ``defaults`` for every convention (a pattern over the wildcards; the
-  convention rules are ``settings.convention``), and ``sources``, the source of each other field
-  (``settings.resolve``: a config key pattern over the wildcards, or a function giving the value
-  and its key).  The settings' ``asdict()`` is the job's ``params.settings``, which Snakemake
-  compares to decide reruns; ``experiment`` names the job's draws (a seed stream of its own);
+* ``settings``: its settings class, exactly the fields its code reads, declared in place with
+  ``settings_class`` (``featlearn.io.settings``) from the field groups of
+  ``featlearn.pipeline.settings`` (a class several kinds share is declared above the registry), and
+  where each field comes from: ``conventions_from``, the config section whose keys override
+  ``defaults`` for every convention (a pattern over the wildcards; the convention rules are
+  ``settings.convention``), and ``sources``, the source of each other field (``settings.resolve``: a
+  config key pattern over the wildcards, or a function giving the value and its key).  The
+  settings' ``asdict()`` is the job's ``params.settings``, which Snakemake compares to decide
+  reruns, and from which the job rebuilds them; ``experiment`` names the job's draws (a seed stream
+  of its own);
 * ``sources`` also names every other value its code reads: a name that is not a settings field is
   a param of its own (``params.<name>``), from a source of the same kind, so that every param has
   its origin;
@@ -33,8 +36,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from featlearn.io.settings import settings_class
 from featlearn.pipeline import resources
 from featlearn.pipeline import settings as typed
+from featlearn.pipeline.settings import (
+    CERTIFY,
+    DATA,
+    FIXED_POINT,
+    MODEL,
+    ONE_NEURON_GD,
+    PLAIN_MODEL,
+    PLATEAU,
+    RECORDING,
+    RESTRICTED_GD,
+    THEORY,
+    THEORY_FIXES,
+)
 
 RESULTS = "results"
 NUMERIC = {"d": r"\d+", "delta": r"[0-9.]+", "block": r"\d+", "n_paths": r"[0-9]+"}
@@ -51,7 +68,7 @@ class Kind:
     rule: str
     path: str
     cells: Callable  # config -> [dict of wildcard strings]
-    settings: type  # the typed settings its code reads (a ``settings.JobSettings``)
+    settings: type  # the settings class its code reads (``featlearn.io.settings.settings_class``)
     cost: Callable  # (config, wildcards, settings) -> (mem_mb, seconds)
     cells_from: str  # the config key a cell comes from (a pattern over the wildcards)
     conventions_from: str | None = None  # the section whose keys override ``defaults`` (a pattern)
@@ -258,12 +275,52 @@ def _convention_report(config, x):
 
 # --- the registry ----------------------------------------------------------------------------------
 
+# The settings classes several kinds share; every other kind declares its own in place.
+
+SweepSettings = settings_class(
+    "SweepSettings",
+    """A block of a sweep cell (and a convention scan): GD trials ``first_trial`` … ``first_trial +
+    trials − 1`` at one (d, δ) (d and δ come from the cell's name), each from its own seed, training
+    the layers ``train`` (docs/model.md, eq. (M4a)) on the loss ``loss`` (a catalogue loss; None:
+    Huber's when ``huber`` (its threshold κ_H) is set, else the square loss; (M3a)); a trial that
+    has not escaped stops at a certified local minimum (its Hessian in every trained parameter,
+    (M7a); docs/model.md, eq. (M13): Hessian checks once ‖∇R̂‖ ≤ certify_check_grad, None: never,
+    at least ``certify_every`` steps apart, safety factor ``certify_safety``, alignment tolerance
+    ``certify_rho_tol``; (M14): a positive definite Hessian once ‖∇R̂‖ ≤ ``certify_grad_floor``).""",
+    MODEL,
+    DATA,
+    RECORDING,
+    ("train", "huber", "loss", "steps", "first_trial", "trials", *CERTIFY),
+)
+
+PlateauSettings = settings_class(
+    "PlateauSettings",
+    """Hessian plateau and Fig 3 cells: restricted GD at dimension d (hard component projected out),
+    ``seeds`` runs per cell, to ‖∇R̂‖ ≤ grad_tol, spectra (k smallest eigenvalues) at ``checkpoints``.""",
+    MODEL,
+    DATA,
+    (*PLATEAU, "checkpoints"),
+    without=("loss_normalisation",),
+    supported=RESTRICTED_GD,
+)
+
+EscapeSignalSettings = settings_class(
+    "EscapeSignalSettings",
+    """The DMFT with signal against planted-overlap GD (docs/escape.md) for a theory model: ``trials``
+    planted runs at dimension d and the DMFT with ``n_paths`` paths, both over ``steps`` steps.""",
+    MODEL,
+    DATA,
+    ("steps", "d", "trials", "n_paths"),
+    without=("loss_normalisation",),
+    supported=ONE_NEURON_GD,
+)
+
 KINDS = (
     Kind(
         rule="sweep_block",
         path="sweeps/{sweep}/d{d}_delta{delta}/block{block}",
         cells=_sweep_blocks,
-        settings=typed.SweepSettings,
+        settings=SweepSettings,
         conventions_from="sweeps.{sweep}",
         experiment="{sweep}",
         sources={
@@ -281,7 +338,15 @@ KINDS = (
         rule="grokking_dataset",
         path="data/{name}",
         cells=lambda c: _grid(name=c["grokking"]),
-        settings=typed.DatasetSettings,
+        settings=settings_class(
+            "DatasetSettings",
+            """The stored dataset and initial network of a long run at (d, δ): its draws and conventions.""",
+            MODEL,
+            DATA,
+            ("d", "delta"),
+            without=("lr", "loss_normalisation"),
+            supported=PLAIN_MODEL,
+        ),
         conventions_from="grokking.{name}",
         experiment="{name}",
         cost=resources.dataset,
@@ -296,7 +361,14 @@ KINDS = (
         rule="grokking_run",
         path="grokking/{name}",
         cells=lambda c: _grid(name=c["grokking"]),
-        settings=typed.LongRunSettings,
+        settings=settings_class(
+            "LongRunSettings",
+            """One long GD run (Fig 2) on its stored dataset (which fixes d, δ, the draws, θ⁰, a and b):
+            η, the loss, the budget and the recording; never frozen.""",
+            ("activation", "lr", "link", "noise", "loss_normalisation"),
+            ("steps", "escape_rho", "record_points"),
+            supported=PLAIN_MODEL,
+        ),
         conventions_from="grokking.{name}",
         experiment="{name}",
         cost=_long_run_cost,
@@ -309,7 +381,7 @@ KINDS = (
         rule="hessian_cell",
         path="hessian/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", c["hessian"]["delta"]),
-        settings=typed.PlateauSettings,
+        settings=PlateauSettings,
         conventions_from="hessian",
         experiment="hessian",
         sources={"activation": typed.fixed("{activation}"), **typed.FLOAT64},
@@ -321,7 +393,16 @@ KINDS = (
         rule="spectral_threshold_cell",
         path="spectral_threshold/{activation}/d{d}_delta{delta}",
         cells=_spectral_threshold_cells,
-        settings=typed.ThresholdScanSettings,
+        settings=settings_class(
+            "ThresholdScanSettings",
+            """A cell of the spectral-threshold scan: the plateau of :data:`PlateauSettings`, with the
+            spectrum (k smallest eigenvalues) of its final state alone.""",
+            MODEL,
+            DATA,
+            PLATEAU,
+            without=("loss_normalisation",),
+            supported=RESTRICTED_GD,
+        ),
         conventions_from="hessian",
         experiment="spectral_threshold",
         sources={
@@ -338,7 +419,7 @@ KINDS = (
         rule="landscape_cell",
         path="landscape/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
-        settings=typed.PlateauSettings,
+        settings=PlateauSettings,
         conventions_from="hessian",
         experiment="hessian",
         sources={"activation": typed.fixed("{activation}"), **typed.FLOAT64},
@@ -350,7 +431,16 @@ KINDS = (
         rule="theory_sim_cell",
         path="theory/sim/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
-        settings=typed.RefereeSettings,
+        settings=settings_class(
+            "RefereeSettings",
+            """The referee of a theory model: restricted GD over the DMFT horizon (``steps``), ``seeds`` runs,
+            spectra (k smallest eigenvalues) at ``spectrum_steps``.""",
+            MODEL,
+            DATA,
+            ("steps", "d", "seeds", "k", "spectrum_steps"),
+            without=("loss_normalisation",),
+            supported=ONE_NEURON_GD,
+        ),
         conventions_from=_THEORY,
         experiment="theory_{model}",
         sources={
@@ -366,7 +456,14 @@ KINDS = (
         rule="dmft_model",
         path="theory/dmft/{model}_N{n_paths}",
         cells=_dmft_cells,
-        settings=typed.TheoryModelSettings,
+        settings=settings_class(
+            "TheoryModelSettings",
+            """A theory model's DMFT (one neuron, one single-index link): its draws, σ, η, the link, a, b,
+            r₀ and the noise.""",
+            MODEL,
+            without=THEORY_FIXES,
+            supported=THEORY,
+        ),
         conventions_from=_THEORY,
         experiment="theory_{model}",
         sources={
@@ -382,7 +479,12 @@ KINDS = (
         rule="fixed_point_model",
         path="theory/fixed_point/{model}",
         cells=lambda c: _grid(model=c["theory"]["models"]),
-        settings=typed.FixedPointSettings,
+        settings=settings_class(
+            "FixedPointSettings",
+            """A theory model's static fixed point: σ, the link, a and b (no GD time, no draws).""",
+            ("activation", "link", "a", "b"),
+            supported=FIXED_POINT,
+        ),
         conventions_from=_THEORY,
         sources={"deltas": _fixed_point_deltas, **_LEVEL},
         cost=resources.fixed_point,
@@ -393,7 +495,17 @@ KINDS = (
         rule="escape_linear_cell",
         path="escape/linear/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
-        settings=typed.EscapeLinearSettings,
+        settings=settings_class(
+            "EscapeLinearSettings",
+            """The linear stage of the escape (docs/escape.md) for a theory model: ``trials`` unrestricted GD
+            runs at dimension d over ``steps`` steps with their exact linearisation, and the hard-coordinate
+            process from the DMFT with ``n_paths`` paths over its first ``dmft_steps`` steps (the DMFT's
+            O(N T²) memory caps its horizon; the runs and their linearisation, O(T) each, go on to ``steps``),
+            solved ``replicas`` times with independent paths for the Monte-Carlo error of V(t).""",
+            EscapeSignalSettings.field_names(),
+            ("dmft_steps", "replicas"),
+            supported=ONE_NEURON_GD,
+        ),
         conventions_from=_THEORY,
         experiment="escape_{model}",
         sources={**_ESCAPE, "dmft_steps": typed.dmft_steps, "replicas": "theory.replicas"},
@@ -405,7 +517,7 @@ KINDS = (
         rule="escape_signal_cell",
         path="escape/signal/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
-        settings=typed.EscapeSignalSettings,
+        settings=EscapeSignalSettings,
         conventions_from=_THEORY,
         experiment="escape_{model}",
         sources={**_ESCAPE, "m0": "escape.signal.m0"},
@@ -417,7 +529,16 @@ KINDS = (
         rule="escape_prediction_cell",
         path="escape/prediction/{model}/delta{delta}",
         cells=_predicted_cells("prediction"),
-        settings=typed.PredictionSettings,
+        settings=settings_class(
+            "PredictionSettings",
+            """The predicted success probability of a theory model (``theory.prediction``): the restricted
+            DMFT with ``n_paths`` paths over ``horizon`` steps, ``samples`` paths of the hard-coordinate
+            process, the critical overlaps ``rho_c`` and the dimensions ``d`` it is evaluated at.""",
+            MODEL,
+            ("horizon", "n_paths", "samples", "rho_c", "d"),
+            without=THEORY_FIXES,
+            supported=THEORY,
+        ),
         conventions_from=_THEORY,
         experiment="prediction_{model}",
         sources={**{k: f"escape.prediction.{k}" for k in ("horizon", "n_paths", "samples", "rho_c", "d")}},
@@ -429,7 +550,17 @@ KINDS = (
         rule="escape_two_stage_cell",
         path="escape/two_stage/{model}/delta{delta}",
         cells=_predicted_cells("two_stage"),
-        settings=typed.TwoStageSettings,
+        settings=settings_class(
+            "TwoStageSettings",
+            """The two-stage prediction of a theory model (``theory.two_stage``): kicks ``m0`` of the DMFT
+            with signal (``n_paths`` paths, ``horizon`` steps) at each matching time ``t0``, ``samples``
+            draws of the hard coordinate at t₀, the dimensions ``d``, and the sweeps' escape and success
+            levels.""",
+            MODEL,
+            ("horizon", "n_paths", "samples", "t0", "m0", "d", "escape_rho", "success_rho"),
+            without=THEORY_FIXES,
+            supported=THEORY,
+        ),
         conventions_from=_THEORY,
         experiment="two_stage_{model}",
         sources={
@@ -444,7 +575,7 @@ KINDS = (
         rule="convention_scan",
         path="conventions/scan/{convention}/{activation}_d{d}",
         cells=_convention_scan_cells,
-        settings=typed.SweepSettings,
+        settings=SweepSettings,
         conventions_from="conventions.grid.{convention}",
         experiment="conventions",
         sources={
@@ -467,7 +598,14 @@ KINDS = (
         rule="convention_plateau",
         path="conventions/plateau/{convention}",
         cells=lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
-        settings=typed.ConventionPlateauSettings,
+        settings=settings_class(
+            "ConventionPlateauSettings",
+            """One never-frozen GD run of a convention at the plateau's (d, δ) (its population risk).""",
+            MODEL,
+            DATA,
+            ("steps", "escape_rho", "record_points"),
+            supported=PLAIN_MODEL,
+        ),
         conventions_from="conventions.grid.{convention}",
         experiment="conventions",
         sources={
@@ -486,7 +624,16 @@ KINDS = (
         rule="design_theory",
         path="design/theory/{design}",
         cells=lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
-        settings=typed.DesignSettings,
+        settings=settings_class(
+            "DesignSettings",
+            """A design of the designer (``theory.design``): a theory model of one neuron (its draws, σ, η,
+            the link, a, b, r₀, the loss: ``loss``, or Huber's with threshold ``huber``, or the square
+            loss, and the trained layers ``train``) whose static fixed point needs a noiseless target.""",
+            MODEL,
+            ("huber", "loss", "train"),
+            without=THEORY_FIXES,
+            supported={k: v for k, v in FIXED_POINT.items() if k not in PLAIN_MODEL},
+        ),
         conventions_from="design.designs.{design}",
         experiment="design_{design}",
         sources={
@@ -504,7 +651,13 @@ KINDS = (
         rule="design_family",
         path="design/{family}",
         cells=lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
-        settings=typed.DesignFamilySettings,
+        settings=settings_class(
+            "DesignFamilySettings",
+            """The activation family of the designer (``theory.design_family``): the target link and the
+            neuron's a and b (σ_α, its bounds and the numerics are the job's extra params).""",
+            ("link", "a", "b"),
+            supported=FIXED_POINT,
+        ),
         conventions_from="design.family",
         experiment="design_family",
         sources={
@@ -525,7 +678,11 @@ KINDS = (
         rule="spectral_overlap",
         path="spectral/overlap_d{d}",
         cells=lambda c: _grid(d=c["spectral"]["d"]),
-        settings=typed.SpectralSettings,
+        settings=settings_class(
+            "SpectralSettings",
+            """The simulated overlap of the optimal spectral estimator at one d.""",
+            ("seed", "link", "noise", "delta", "trials"),
+        ),
         conventions_from="spectral",
         cost=resources.spectral,
         cells_from="spectral.d",

@@ -12,7 +12,7 @@ from featlearn.spectral import method as spectral
 
 def overlap_rows(settings, d, log=print):
     """Rows {link, d, delta, trial, overlap} for every δ > δ_u of ``settings.delta`` (a
-    ``SpectralSettings``) and each of its trials."""
+    spectral_overlap job's settings) and each of its trials."""
     seed, link, noise, deltas, trials = (
         settings.seed,
         settings.link,

@@ -63,7 +63,7 @@ def replica_mean(values):
 
 
 def dmft_model(settings, deltas, n_paths, horizon, replicas=1, log=print, train=("theta",)):
-    """DMFT and its outlier track for every δ of one model (``TheoryModelSettings``) with ``replicas``
+    """DMFT and its outlier track for every δ of one model (a dmft_model job's settings) with ``replicas``
     independent sets of N = ``n_paths`` paths; arrays ``<key>_replicas`` indexed [replica, δ, t],
     and ``<key>`` / ``<key>_se`` their replica mean and standard error [δ, t] (``replica_mean``).
     Replica r of δ draws its paths from the identity (seed, "dmft", experiment, activation, link,
