@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from featlearn.pipeline.deps import closure_digest
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "extending.md"
 EDIT = re.compile(
@@ -84,6 +86,19 @@ def _run(root, *args, timeout=900):
     out = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out.stdout
+
+
+def test_the_example_changes_the_code_of_no_job_already_declared(extended):
+    """Adding the experiment reruns nothing already built: every script that was there runs the same
+    code in the extended copy (the same code stamp, ``deps.closure_digest``); only its new scripts
+    are new code."""
+    changed = [
+        script.name
+        for script in sorted((ROOT / "workflow" / "scripts").glob("*.py"))
+        if closure_digest(extended / "workflow" / "scripts" / script.name, extended / "src" / "featlearn")
+        != closure_digest(script, ROOT / "src" / "featlearn")
+    ]
+    assert not changed
 
 
 @pytest.mark.builds
