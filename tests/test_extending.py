@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import job_counts
 
 from featlearn.pipeline.deps import closure_digest
 
@@ -119,3 +120,11 @@ def test_the_worked_example_builds_and_passes_the_workflow_checks(extended):
         "tests/test_reruns.py::test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key[config.yaml]",
     ]
     _run(extended, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *checks)
+    # the kind names its function: its code stamp is its own and covers that function's module, so
+    # editing the module reruns its cells (through their stamp and the link to the shared kernel
+    # cache, which the stamp also feeds) and the table that imports it, and re-warms no kernel
+    assert (extended / "results/.code/budget_cell.sha256").is_file()
+    module = extended / "src/featlearn/cells/budget.py"
+    module.write_text(module.read_text() + "# edited\n")
+    dry = job_counts(_run(extended, sys.executable, "-m", "snakemake", "-n", *targets))
+    assert dry == {"numba_cache_link": 1, "budget_cell": 4, "budget_table": 1}, dry

@@ -2,7 +2,7 @@
 
 import re
 import tomllib
-from dataclasses import FrozenInstanceError
+from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +10,7 @@ import yaml
 
 from featlearn.io.settings import JobSettings, settings_class
 from featlearn.pipeline import jobs, manifest, resources, settings
-from featlearn.pipeline.deps import module_closure, module_names
+from featlearn.pipeline.deps import closure_digest, module_closure, module_names
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -40,6 +40,42 @@ def test_closure_follows_relative_absolute_and_nested_imports(tmp_path):
     assert "featlearn.b.z" in module_names(script, pkg) and "featlearn.b.unused" not in module_names(
         script, pkg
     )
+
+
+def test_a_module_imported_by_name_counts_as_the_script_s_import(tmp_path):
+    """A kind that names its compute function (``Kind.compute``) runs a generic script: its closure
+    is the script's and that function's module's (the module itself, its packages and its imports)."""
+    pkg = make_package(tmp_path)
+    script = tmp_path / "runner.py"
+    script.write_text("import os  # noqa\n")
+    assert module_closure(script, pkg) == []
+    found = {str(p.relative_to(pkg)) for p in module_closure(script, pkg, ("featlearn.a.x",))}
+    assert found == {"__init__.py", "a/__init__.py", "a/x.py", "a/y.py", "b/__init__.py", "b/z.py"}
+    assert closure_digest(script, pkg, imports=("featlearn.b.z",)) != closure_digest(
+        script, pkg, imports=("featlearn.a.x",)
+    )
+
+
+def test_a_kind_that_names_its_function_is_a_program_of_its_own():
+    """``Kind(compute=...)``: the generic script ``run_compute`` runs it, the function is a param
+    from no config key, and its code stamp and numba cache are keyed by its rule (``program``) with
+    the function's module among its imports.  No program of the registry is another's, and a
+    compute kind's program names no script (their stamps share ``results/.code/``)."""
+    base = jobs.KIND["hessian_cell"]
+    kind = replace(base, rule="toy_cell", compute="featlearn.hessian.plateau.plateau_cell", script="")
+    assert (kind.script, kind.program, kind.imports) == (
+        "run_compute",
+        "toy_cell",
+        ("featlearn.hessian.plateau",),
+    )
+    params, _ = kind.params(CONFIG, {"activation": "quad", "delta": "4"})
+    assert params["compute"] == "featlearn.hessian.plateau.plateau_cell" and "compute" in kind.param_names()
+    assert "compute" not in base.params(CONFIG, {"activation": "quad", "delta": "4"})[0]
+    assert (base.program, base.imports) == ("hessian_cell", ())
+    scripts = {p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py")}
+    programs = [kind.program for kind in jobs.KINDS]
+    assert not {kind.program for kind in jobs.KINDS if kind.compute} & scripts
+    assert len({(k.program, k.script, k.imports) for k in jobs.KINDS}) == len(set(programs))
 
 
 def test_settings_round_trip_and_are_frozen():

@@ -37,3 +37,33 @@ def test_npz_bytes_depend_on_the_content_only(tmp_path):
     time.sleep(2.1)  # zip timestamps have a 2-second resolution
     save_npz(tmp_path / "b.npz", arrays, {"params": {"d": 5}})
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+
+
+def test_a_cell_job_calls_its_function_with_the_cell_and_stores_its_provenance(tmp_path):
+    """``io.cells.run_cell_job``: the settings from the params, the numeric wildcards that are not
+    settings fields as numbers (d an int, δ a float; the activation and the settings' own d left
+    out), the arrays saved with the cell and the settings as their params."""
+    from types import SimpleNamespace
+
+    from featlearn.io.cells import named_function, run_cell_job
+
+    calls, lines = [], []
+
+    def compute(settings, log, **cell):
+        calls.append(cell)
+        log("computed")
+        return {"x": np.arange(settings.n)}
+
+    wildcards = {"activation": "gelu", "d": "100", "delta": "6.5"}
+    for settings, cell in (({"n": 3}, {"d": 100, "delta": 6.5}), ({"n": 2, "d": 300}, {"delta": 6.5})):
+        out = tmp_path / f"{len(settings)}.npz"
+        smk = SimpleNamespace(
+            params=SimpleNamespace(settings=settings), wildcards=wildcards, output=[out], rule="toy_cell"
+        )
+        run_cell_job(smk, compute, lines.append)
+        arrays, record = load_npz(out)
+        assert calls[-1] == cell and type(calls[-1]["delta"]) is float
+        np.testing.assert_array_equal(arrays["x"], np.arange(settings["n"]))
+        assert record["params"] == {**cell, **settings}
+    assert lines[0].startswith("toy_cell d=100 delta=6.5: ") and lines[1] == "computed"
+    assert named_function("featlearn.io.results.stack_runs") is stack_runs

@@ -110,23 +110,22 @@ def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
 
 
 def test_the_kernel_modules_read_from_the_source_are_those_that_warm_and_a_leader_shares_them():
-    """``deps.kernel_modules`` (read without importing numba) names exactly the modules of a script's
-    closure that have ``warm()``; every warmed script's leader (``kernels.kernel_leader``) holds the
-    same kernel modules and comes first among them in the job registry."""
+    """``deps.kernel_modules`` (read without importing numba) names exactly the modules of a
+    program's closure that have ``warm()``; every warmed program's leader (``kernels.kernel_leader``)
+    holds the same kernel modules and comes first among them in the job registry."""
     import importlib
 
-    from featlearn.pipeline import jobs, kernels
+    from featlearn.pipeline import kernels
     from featlearn.pipeline.deps import kernel_modules, module_names
 
-    package, scripts = ROOT / "src" / "featlearn", ROOT / "workflow" / "scripts"
-    warmed = list(dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm))
-    for script in warmed:
-        names = module_names(scripts / f"{script}.py", package)
-        imported = tuple(n for n in names if hasattr(importlib.import_module(n), "warm"))
-        assert kernel_modules(scripts / f"{script}.py", package) == imported
-        leader = kernels.kernel_leader(script, ROOT)
-        assert kernel_modules(scripts / f"{leader}.py", package) == imported
-        assert warmed.index(leader) <= warmed.index(script)
+    warmed = kernels.warmed_programs()
+    for program in warmed:
+        files = kernels.program_files(program, ROOT)
+        imported = tuple(n for n in module_names(*files) if hasattr(importlib.import_module(n), "warm"))
+        assert kernel_modules(*files) == imported
+        leader = kernels.kernel_leader(program, ROOT)
+        assert kernels.program_kernel_modules(leader, ROOT) == imported
+        assert warmed.index(leader) <= warmed.index(program)
         assert kernels.kernel_leader(leader, ROOT) == leader
     followers = {s for s in warmed if kernels.kernel_leader(s, ROOT) != s}
     assert {"run_grokking", "fixed_point_model", "theory_sim_cell"} <= followers  # what sharing saves
@@ -223,19 +222,18 @@ def test_a_warm_up_copies_only_kernels_a_smaller_leader_compiled():
     script's and whose kernel closure holds the module it gives; with today's scripts, ``gd.kernel``
     and ``theory.fixed_point`` (with the ``prox_law`` kernels it calls) are compiled by one warm-up
     each and copied by the others."""
-    from featlearn.pipeline import jobs, kernels
-    from featlearn.pipeline.deps import kernel_closure_names, kernel_modules
+    from featlearn.pipeline import kernels
+    from featlearn.pipeline.deps import kernel_closure_names
 
-    package, scripts = ROOT / "src" / "featlearn", ROOT / "workflow" / "scripts"
-    warmed = dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm)
-    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in warmed}
-    leaders = [s for s in warmed if kernels.kernel_leader(s, ROOT) == s]
+    warmed = kernels.warmed_programs()
+    modules = {p: set(kernels.program_kernel_modules(p, ROOT)) for p in warmed}
+    leaders = [p for p in warmed if kernels.kernel_leader(p, ROOT) == p]
     compiled = {}
     for script in leaders:
         bases = kernels.kernel_bases(script, ROOT)
         for module, base in bases.items():
             assert base in leaders and modules[base] < modules[script]
-            assert module in kernel_closure_names(scripts / f"{base}.py", package)
+            assert module in kernel_closure_names(*kernels.program_files(base, ROOT))
         for module in modules[script] - set(bases):
             compiled.setdefault(module, []).append(script)
     assert compiled["featlearn.gd.kernel"] == ["run_cell"]

@@ -528,10 +528,11 @@ def test_derived_code_inputs_are_the_modules_the_script_imports(script_imports, 
 
 
 def test_no_hand_kept_module_lists_in_the_rules():
-    """Rules name only their scripts; the modules behind them are derived (``code(script)``)."""
+    """Rules name only their scripts (or programs); the modules behind them are derived
+    (``code(program)``)."""
     text = "".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
-    named = set(re.findall(r'code\("(\w+\.py)"\)', text))
-    assert named and named <= {p.name for p in (ROOT / "workflow" / "scripts").glob("*.py")}
+    named = set(re.findall(r'code\("(\w+)"\)', text))
+    assert named and named <= {p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py")}
     assert "src/featlearn" not in text and "workflow.basedir) /" not in text
 
 
@@ -565,7 +566,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     the rules with one of those stamps among their inputs are those whose script imports it (at
     run time, checked independently), and the edit schedules exactly them and what reads their
     outputs."""
-    from featlearn.pipeline import jobs, kernels
+    from featlearn.pipeline import kernels
     from featlearn.pipeline.deps import kernel_closure, module_closure
 
     work = tmp_path / "copy"
@@ -585,7 +586,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
     # a leader's warm-up compiles its kernel modules and what they import; a script whose kernel
     # modules a leader's are links to the leader's cache (numba_cache_link)
-    warmed = {kind.script for kind in jobs.KINDS if kind.warm}
+    warmed = set(kernels.warmed_programs())
     if any(edited in kernel_closure(scripts[p], package) for p in before if p.stem in warmed):
         importers.add("numba_cache")
     if {rule_scripts()[rule].removesuffix(".py") for rule in importers} & {

@@ -12,7 +12,7 @@ from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
-from featlearn.pipeline.deps import code_stamp, kernel_modules
+from featlearn.pipeline.deps import code_stamp
 from featlearn.pipeline.result_rules import canonical, figure_files
 
 
@@ -44,53 +44,56 @@ FIGURES = manifest.figures(config)
 
 
 @functools.cache
-def code(script):
-    """The code stamp of ``workflow/scripts/<script>`` (``results/.code/<stem>.sha256``): the SHA-256
-    of the featlearn modules it runs, transitively (derived from its imports by
+def code(program):
+    """The code stamp of ``program`` (``results/.code/<program>.sha256``): a script of
+    workflow/scripts/ or a job kind's program (``kernels.program_files``).  It holds the SHA-256 of
+    the featlearn modules the program runs, transitively (derived from its imports by
     ``featlearn.pipeline.deps``), rewritten when parsing the workflow finds it changed, so editing
     any of them reruns the rule; one input in place of every module."""
-    return str(code_stamp(ROOT / "workflow" / "scripts" / script, ROOT / "src" / "featlearn", CODE))
+    script, package, imports = kernels.program_files(program, ROOT)
+    return str(code_stamp(script, package, CODE, imports=imports, name=program))
 
 
 # Written now, while the workflow is parsed: a stamp first written by an input function during DAG
 # building can be missed by Snakemake's cached listing of results/.code (MissingInputException).
-WARM_CODE = code("warm_numba.py")
-LINK_CODE = code("link_numba.py")
+WARM_CODE = code("warm_numba")
+LINK_CODE = code("link_numba")
 
 
 @functools.cache
-def kernel_code(script):
-    """The kernel stamp of ``workflow/scripts/<script>.py`` (``results/.code/kernels/<script>.sha256``):
-    the SHA-256 of its kernel modules and what they import (``deps.kernel_closure``), so that a
-    warm-up reruns exactly when the code it compiles changes (a subset of what its consumer runs)."""
-    return str(code_stamp(ROOT / "workflow" / "scripts" / f"{script}.py", ROOT / "src" / "featlearn", f"{CODE}/kernels", True))
+def kernel_code(program):
+    """The kernel stamp of ``program`` (``results/.code/kernels/<program>.sha256``): the SHA-256 of
+    its kernel modules and what they import (``deps.kernel_closure``), so that a warm-up reruns
+    exactly when the code it compiles changes (a subset of what its consumer runs)."""
+    script, package, imports = kernels.program_files(program, ROOT)
+    return str(code_stamp(script, package, f"{CODE}/kernels", True, imports, program))
 
 
-def warmed_code(script):
-    """The code inputs of a numba cache: the warm-up and the kernels of its consumer ``<script>.py``."""
-    return [WARM_CODE, kernel_code(script)]
+def warmed_code(program):
+    """The code inputs of a numba cache: the warm-up and the kernels of its consumer ``program``."""
+    return [WARM_CODE, kernel_code(program)]
 
 
-def kernel_bases(script):
-    """{kernel module: leader script whose cache holds it compiled} for ``<script>.py``'s warm-up
+def kernel_bases(program):
+    """{kernel module: leader program whose cache holds it compiled} for ``program``'s warm-up
     (``kernels.kernel_bases``)."""
-    return kernels.kernel_bases(script, ROOT)
+    return kernels.kernel_bases(program, ROOT)
 
 
-def kernel_leader(script):
-    """The script whose numba cache ``<script>.py``'s shares (``kernels.kernel_leader``)."""
-    return kernels.kernel_leader(script, ROOT)
+def kernel_leader(program):
+    """The program whose numba cache ``program``'s shares (``kernels.kernel_leader``)."""
+    return kernels.kernel_leader(program, ROOT)
 
 
 def kernel_scripts(leaders):
-    """The warmed scripts that lead their kernel group (``leaders`` True) or follow a leader, as a
+    """The warmed programs that lead their kernel group (``leaders`` True) or follow a leader, as a
     wildcard constraint."""
-    scripts = sorted(kernels.warmed_scripts())
-    return "|".join(s for s in scripts if (kernel_leader(s) == s) == leaders) or "^$"
+    programs = sorted(kernels.warmed_programs())
+    return "|".join(p for p in programs if (kernel_leader(p) == p) == leaders) or "^$"
 
 
 # Written now, while the workflow is parsed (see WARM_CODE).
-KERNEL_CODE = [kernel_code(script) for script in kernels.warmed_scripts()]
+KERNEL_CODE = [kernel_code(program) for program in kernels.warmed_programs()]
 
 
 def kernel_tag_constraint():
@@ -181,14 +184,14 @@ def job_inputs(kind):
     numba kernels, its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
     job whose activation or loss is a config entry, that cache is the one warmed with its generated
     kernel module (model_numba_cache), and the module is its ``kernel`` (``featlearn.pipeline.kernels``)."""
-    script_code = code(f"{kind.script}.py")
+    script_code = code(kind.program)
 
     def inputs(w):
         other = {name: pattern.format(**dict(w.items())) for name, pattern in kind.inputs}
         tag = kernels.job_kernel_tag(config, kind.rule, w) if kind.warm else None
-        cache = {"cache": f"{NUMBA_CACHE}/{kind.script}.ready"} if kind.warm else {}
+        cache = {"cache": f"{NUMBA_CACHE}/{kind.program}.ready"} if kind.warm else {}
         if tag is not None:
-            cache = {"cache": f"{NUMBA_CACHE}/{tag}/{kind.script}.ready", "kernel": f"{KERNELS}/{tag}.py"}
+            cache = {"cache": f"{NUMBA_CACHE}/{tag}/{kind.program}.ready", "kernel": f"{KERNELS}/{tag}.py"}
         return {**cache, "code": script_code, **other}
 
     return inputs

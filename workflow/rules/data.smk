@@ -7,7 +7,7 @@ rule model_kernel:
         "Generating the model kernel {wildcards.tag}.py of a config activation or loss"
     localrule: True
     input:
-        code=code("model_kernel.py"),
+        code=code("model_kernel"),
     output:
         f"{KERNELS}/{{tag}}.py",
     log:
@@ -24,9 +24,11 @@ rule model_kernel:
         "../scripts/model_kernel.py"
 
 
+# One numba cache per program (jobs.Kind.program: a script, or a kind that names its function), the
+# wildcard `script`.
 rule numba_cache:
     message:
-        "Compiling the numba kernels of {wildcards.script}.py into the on-disk cache"
+        "Compiling the numba kernels of {wildcards.script} into the on-disk cache"
     input:
         code=lambda w: warmed_code(w.script),
         bases=lambda w: sorted({f"{NUMBA_CACHE}/{b}.ready" for b in kernel_bases(w.script).values()}),
@@ -46,23 +48,23 @@ rule numba_cache:
             for m, b in kernel_bases(w.script).items()
             if (ready := f"{NUMBA_CACHE}/{b}.ready") in input
         },
-        modules=lambda w: kernel_modules(ROOT / "workflow" / "scripts" / f"{w.script}.py", ROOT / "src" / "featlearn"),
+        modules=lambda w: kernels.program_kernel_modules(w.script, ROOT),
     resources:
-        runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a script
+        runtime=10,  # the profile's default is 5: a warm-up compiles every kernel of a program
     conda:
         ENV
     script:
         "../scripts/warm_numba.py"
 
 
-# A script whose kernel modules are its leader's (kernel_leader) shares the leader's cache: its cache
+# A program whose kernel modules are its leader's (kernel_leader) shares the leader's cache: its cache
 # folder is a link to the leader's, made once the leader's warm-up is done, so those kernels compile
 # once per build.
 rule numba_cache_link:
     message:
-        "Sharing the numba cache of {wildcards.script}.py with the script of the same kernels"
+        "Sharing the numba cache of {wildcards.script} with the program of the same kernels"
     input:
-        code=lambda w: [LINK_CODE, code(f"{w.script}.py")],
+        code=lambda w: [LINK_CODE, code(w.script)],
         leader=lambda w: f"{NUMBA_CACHE}/{kernel_leader(w.script)}.ready",
     output:
         ready=touch(f"{NUMBA_CACHE}/{{script}}.ready"),
@@ -82,7 +84,7 @@ rule numba_cache_link:
 
 use rule numba_cache as model_numba_cache with:
     message:
-        "Compiling the numba kernels of {wildcards.script}.py with the model kernel {wildcards.tag}"
+        "Compiling the numba kernels of {wildcards.script} with the model kernel {wildcards.tag}"
     input:
         code=lambda w: warmed_code(w.script),
         kernel=f"{KERNELS}/{{tag}}.py",

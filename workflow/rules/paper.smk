@@ -8,7 +8,7 @@ rule manuscript:
     localrule: True
     input:
         unpack(claims_inputs),
-        code=code("build_manuscript.py"),
+        code=code("build_manuscript"),
         source="paper/manuscript.typ",
         claims=f"{RESULTS}/tables/claims.csv",
         prediction=f"{RESULTS}/tables/delta50_prediction.csv",

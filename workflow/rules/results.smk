@@ -16,7 +16,7 @@ for rule in result_rules.RESULT_RULE:
         localrule: result_rules.RESULT_RULE[rule].local
         input:
             unpack(result_inputs(result_rules.RESULT_RULE[rule])),
-            code=code(f"{result_rules.RESULT_RULE[rule].script}.py"),
+            code=code(result_rules.RESULT_RULE[rule].script),
         output:
             *result_outputs(result_rules.RESULT_RULE[rule])[0],
             **result_outputs(result_rules.RESULT_RULE[rule])[1],

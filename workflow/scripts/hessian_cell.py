@@ -4,9 +4,9 @@ from featlearn.io.job import start_job
 def main(sm):
     log = start_job(sm)  # first: the featlearn modules below use numba, whose cache it sets
     from featlearn.hessian.plateau import plateau_cell
-    from featlearn.io.cells import run_delta_cell
+    from featlearn.io.cells import run_cell_job
 
-    run_delta_cell(sm, plateau_cell, log)
+    run_cell_job(sm, plateau_cell, log)
 
 
 main(snakemake)  # noqa: F821

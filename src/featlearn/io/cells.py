@@ -1,14 +1,28 @@
-"""A restricted-GD cell job (plateau or referee): settings in, arrays with provenance out."""
+"""A cell job (a GD cell, a plateau, a referee): settings in, arrays with provenance out."""
+
+import importlib
 
 from featlearn.io.provenance import provenance
 from featlearn.io.results import save_npz
 from featlearn.io.settings import JobSettings
 
+COORDINATES = {"d": int, "delta": float, "block": int, "n_paths": int}
+"""The numeric wildcards that place a cell, with their types."""
 
-def run_delta_cell(smk, compute, log):
-    """Settings from the rule's params (``JobSettings.from_dict``), δ from its wildcard,
-    ``compute(settings, δ, log)`` → arrays, saved with their provenance to the job's output."""
+
+def run_cell_job(smk, compute, log):
+    """Settings from the rule's params (``JobSettings.from_dict``), the cell from the job's
+    numeric wildcards that are not settings fields (``COORDINATES``: δ, and d where the settings have
+    none), ``compute(settings, **cell, log=log)`` → arrays, saved with their provenance (the cell,
+    then the settings) to the job's output."""
     settings = JobSettings.from_dict(smk.params.settings)
-    delta = float(smk.wildcards.delta)
-    log(f"{smk.rule} delta={delta}: {settings}")
-    save_npz(smk.output[0], compute(settings, delta, log), provenance(delta=delta, **settings.asdict()))
+    fields = set(settings.field_names())
+    cell = {k: COORDINATES[k](v) for k, v in smk.wildcards.items() if k in COORDINATES and k not in fields}
+    log(f"{smk.rule} {' '.join(f'{k}={v}' for k, v in cell.items())}: {settings}")
+    save_npz(smk.output[0], compute(settings, **cell, log=log), provenance(**cell, **settings.asdict()))
+
+
+def named_function(dotted):
+    """The function ``package.module.name`` (a kind's ``compute``), its module imported."""
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)

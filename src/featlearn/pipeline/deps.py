@@ -6,6 +6,10 @@ computed from the source with :mod:`ast` (nothing is imported), so editing any m
 exactly the rules whose scripts reach it.  Each file is parsed once per process (a Snakemake run
 asks for the closure of every script, and the scripts share most of their modules).
 
+A job kind that names its compute function (``featlearn.pipeline.jobs.Kind.compute``) runs a
+generic script that imports that function's module by name: its closure is the script's and that
+module's, as if the script imported it (``imports``).
+
 A rule takes that closure as one input, the script's code stamp (:func:`code_stamp`): a file
 holding the SHA-256 of the modules, rewritten only when it changes.  Its modification time moves
 exactly when the code the script runs does, as the newest module's would, but the Snakemake master
@@ -66,39 +70,46 @@ def _imported_modules(path, package_root):
     return tuple(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
-def module_closure(script, package_root):
+def module_closure(script, package_root, imports=()):
     """Sorted files of every featlearn module that running ``script`` imports (with the
-    ``__init__.py`` of each enclosing package)."""
-    return list(_closure(Path(script).resolve(), Path(package_root).resolve()))
+    ``__init__.py`` of each enclosing package), ``imports`` (dotted names) counted as its imports."""
+    return list(_closure(Path(script).resolve(), Path(package_root).resolve(), tuple(imports)))
 
 
 @functools.cache
-def _closure(script, package_root):
-    seen, todo = set(), [script]
+def _closure(script, package_root, imports=()):
+    seen, todo = set(), []
+
+    def add(dotted):
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            file = _module_file(package_root, ".".join(parts[:i]))
+            if file is not None and file not in seen:
+                seen.add(file)
+                todo.append(file)
+
+    for dotted in (*_imported_modules(script, package_root), *imports):
+        add(dotted)
     while todo:
-        path = todo.pop()
-        for dotted in _imported_modules(path, package_root):
-            parts = dotted.split(".")
-            for i in range(1, len(parts) + 1):
-                file = _module_file(package_root, ".".join(parts[:i]))
-                if file is not None and file not in seen:
-                    seen.add(file)
-                    todo.append(file)
+        for dotted in _imported_modules(todo.pop(), package_root):
+            add(dotted)
     return tuple(sorted(seen))
 
 
-def module_names(script, package_root):
+def module_names(script, package_root, imports=()):
     """Dotted names of :func:`module_closure` (``featlearn.gd.kernel``, ...)."""
     package_root = Path(package_root).resolve()
-    return [_dotted_name(package_root, f) for f in module_closure(script, package_root)]
+    return [_dotted_name(package_root, f) for f in module_closure(script, package_root, imports)]
 
 
-def kernel_modules(script, package_root):
+def kernel_modules(script, package_root, imports=()):
     """The modules of :func:`module_names` that define numba kernels: those with a top-level
     ``warm()`` (``featlearn.io.warmup``; read from the source, without importing numba)."""
     package_root = Path(package_root).resolve()
     return tuple(
-        _dotted_name(package_root, f) for f in module_closure(script, package_root) if _defines_warm(f)
+        _dotted_name(package_root, f)
+        for f in module_closure(script, package_root, imports)
+        if _defines_warm(f)
     )
 
 
@@ -108,11 +119,11 @@ def _defines_warm(path):
     return any(isinstance(node, ast.FunctionDef) and node.name == "warm" for node in tree.body)
 
 
-def kernel_closure(script, package_root):
+def kernel_closure(script, package_root, imports=()):
     """Sorted files of the kernel modules of ``script`` (:func:`kernel_modules`) and of every module
     they import: what a numba warm-up of its kernels compiles."""
     package_root = Path(package_root).resolve()
-    kernels = [f for f in module_closure(script, package_root) if _defines_warm(f)]
+    kernels = [f for f in module_closure(script, package_root, imports) if _defines_warm(f)]
     packages = {  # the __init__.py of each package enclosing a kernel module, run when it is imported
         _module_file(package_root, ".".join(parts[:i]))
         for parts in (_dotted_name(package_root, k).split(".") for k in kernels)
@@ -121,19 +132,19 @@ def kernel_closure(script, package_root):
     return sorted({*kernels, *(packages - {None}), *(f for k in kernels for f in _closure(k, package_root))})
 
 
-def kernel_closure_names(script, package_root):
+def kernel_closure_names(script, package_root, imports=()):
     """Dotted names of :func:`kernel_closure` (every module whose kernels a warm-up may compile)."""
     package_root = Path(package_root).resolve()
-    return [_dotted_name(package_root, f) for f in kernel_closure(script, package_root)]
+    return [_dotted_name(package_root, f) for f in kernel_closure(script, package_root, imports)]
 
 
-def closure_digest(script, package_root, kernels_only=False):
+def closure_digest(script, package_root, kernels_only=False, imports=()):
     """SHA-256 (hex) of the modules :func:`module_closure` (or, ``kernels_only``,
     :func:`kernel_closure`) lists: each one's path under ``package_root`` and its bytes, so it
     changes exactly when one of them, or the set, does."""
     package_root = Path(package_root).resolve()
     digest = hashlib.sha256()
-    for file in (kernel_closure if kernels_only else module_closure)(script, package_root):
+    for file in (kernel_closure if kernels_only else module_closure)(script, package_root, imports):
         digest.update(str(file.relative_to(package_root)).encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -151,9 +162,10 @@ def write_if_changed(path, text):
     os.replace(partial, path)
 
 
-def code_stamp(script, package_root, folder, kernels_only=False):
-    """The code stamp of ``script``, ``<folder>/<script's stem>.sha256``: written with
-    :func:`closure_digest` when it holds another digest or is missing; returns its path."""
-    stamp = Path(folder) / f"{Path(script).stem}.sha256"
-    write_if_changed(stamp, closure_digest(script, package_root, kernels_only) + "\n")
+def code_stamp(script, package_root, folder, kernels_only=False, imports=(), name=None):
+    """The code stamp of ``script`` with ``imports``, ``<folder>/<name>.sha256`` (by default the
+    script's stem): written with :func:`closure_digest` when it holds another digest or is missing;
+    returns its path."""
+    stamp = Path(folder) / f"{name or Path(script).stem}.sha256"
+    write_if_changed(stamp, closure_digest(script, package_root, kernels_only, imports) + "\n")
     return stamp

@@ -23,7 +23,12 @@ A :class:`Kind` (keyword arguments only) says, for one rule that computes (a GD 
 * ``cells_from``: the config key its cells come from (named by the memory pre-flight and the
   config checks), a pattern over the wildcards;
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs (``workflow/scripts/<script>.py``,
-  by default the rule's name), says, and reads.
+  by default the rule's name), says, and reads;
+* or, in place of a script, ``compute``: the dotted name of a function ``f(settings, *, log,
+  **cell)`` of one cell (the cell's numeric wildcards that are not settings fields) returning its
+  arrays, which the generic script ``run_compute`` runs and saves (``featlearn.io.cells``).  Its
+  code stamp and numba cache are then keyed by the rule (:attr:`Kind.program`) and cover the
+  function's module (:attr:`Kind.imports`).
 
 One rule per kind is generated from this table (``workflow/rules/jobs.smk``); the cost estimate
 (``featlearn.plan``), the memory pre-flight (``featlearn.pipeline.checks.memory``) and the tests read
@@ -75,7 +80,8 @@ class Kind:
     experiment: str = ""  # the experiment name of its draws (a pattern over the wildcards)
     sources: dict = field(default_factory=dict)  # param or settings field -> its source
     suffix: str = ".npz"
-    script: str = ""  # workflow/scripts/<script>.py runs a job ("": the rule's name)
+    compute: str = ""  # a job's function, "featlearn.<module>.<name>", run by the script run_compute
+    script: str = ""  # workflow/scripts/<script>.py runs a job ("": run_compute or the rule's name)
     what: str = ""  # what a job does (its message, followed by its wildcards)
     warm: bool = True  # runs numba kernels: gets a warm kernel cache (and its model kernel)
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
@@ -83,7 +89,20 @@ class Kind:
     threads: str = "config"  # "config": config["threads"]; "one": 1
 
     def __post_init__(self):
-        object.__setattr__(self, "script", self.script or self.rule)
+        object.__setattr__(self, "script", self.script or ("run_compute" if self.compute else self.rule))
+        if self.compute:  # the function is a param: renaming it reruns the jobs
+            object.__setattr__(self, "sources", {**self.sources, "compute": typed.fixed(self.compute)})
+
+    @property
+    def program(self):
+        """The name of the code its jobs run, which keys their code stamp and numba cache: the
+        script's, or for a kind that names its ``compute`` function the rule's."""
+        return self.rule if self.compute else self.script
+
+    @property
+    def imports(self):
+        """The modules its script imports by name (``deps``): the ``compute`` function's."""
+        return (self.compute.rpartition(".")[0],) if self.compute else ()
 
     def build(self, config, w):
         """The settings of the job at wildcards ``w`` (a dict, Snakemake's wildcards or a namespace),

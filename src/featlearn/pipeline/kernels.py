@@ -3,9 +3,10 @@
 
 A job whose activation or loss is a config entry runs the generated kernel module
 ``results/.kernels/<tag>.py`` (``featlearn.model.catalogue.config_kernel_source``: the built-ins and
-those entries) with a numba cache of its own, ``results/.numba_cache/<tag>/<script>/``.  The tag
-names the entries: ``<name>_<hash of the expression>`` for a config activation,
-``loss-<name>_<hash>`` for a config loss, joined by ``__`` when a job has both.  numba keys a cached
+those entries) with a numba cache of its own, ``results/.numba_cache/<tag>/<program>/``
+(``jobs.Kind.program``: a script, or a kind that names its function).  The tag names the entries:
+``<name>_<hash of the expression>`` for a config activation, ``loss-<name>_<hash>`` for a config
+loss, joined by ``__`` when a job has both.  numba keys a cached
 kernel by its own file and signature, not by the kernels it calls, so a cache compiled with one
 kernel module inlined must never be found by a process that loaded another.  A job of a built-in
 activation and loss has no tag: its kernel, cache and inputs are those of a config without config
@@ -82,39 +83,50 @@ def job_kernel_tag(config, rule, wildcards):
     return kernel_tag(config, settings.activation, loss_name(settings))
 
 
+def program_files(program, root):
+    """(script file, package root, imports) of ``program`` (``jobs.Kind.program``; a name that is no
+    kind's program is a script's), in the checkout ``root``: the arguments of ``deps``' functions."""
+    kind = next((k for k in jobs.KINDS if k.program == program), None)
+    script, imports = (kind.script, kind.imports) if kind else (program, ())
+    return Path(root) / "workflow" / "scripts" / f"{script}.py", Path(root) / "src" / "featlearn", imports
+
+
+def program_kernel_modules(program, root):
+    """The kernel modules ``program`` runs (``deps.kernel_modules``)."""
+    return kernel_modules(*program_files(program, root))
+
+
 @functools.cache
-def kernel_leader(script, root):
-    """The script whose numba cache ``<script>.py`` shares: the first warmed script of the job
-    registry (``jobs.KINDS``) whose closure holds the same kernel modules (``deps.kernel_modules``;
+def kernel_leader(program, root):
+    """The program whose numba cache ``program``'s shares: the first warmed program of the job
+    registry (``jobs.KINDS``) that runs the same kernel modules (:func:`program_kernel_modules`;
     ``root``: the checkout).  Its warm-up would compile exactly the same kernels, so a follower's
-    cache folder is a link to its leader's (rule numba_cache_link); a script leads itself."""
-    package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
-    mine = kernel_modules(scripts / f"{script}.py", package)
-    return next((s for s in warmed_scripts() if kernel_modules(scripts / f"{s}.py", package) == mine), script)
+    cache folder is a link to its leader's (rule numba_cache_link); a program leads itself."""
+    mine = program_kernel_modules(program, root)
+    return next((p for p in warmed_programs() if program_kernel_modules(p, root) == mine), program)
 
 
 @functools.cache
-def kernel_bases(script, root):
-    """{module: the leader script whose warm-up compiled its kernels} for every module of
-    ``script``'s kernel closure (``deps.kernel_closure``: its kernel modules and what they import)
-    that a leader with a strict subset of ``script``'s kernel modules compiles (the largest such
-    leader first, then registry order), so that ``script``'s warm-up copies those compiled kernels
+def kernel_bases(program, root):
+    """{module: the leader program whose warm-up compiled its kernels} for every module of
+    ``program``'s kernel closure (``deps.kernel_closure``: its kernel modules and what they import)
+    that a leader with a strict subset of ``program``'s kernel modules compiles (the largest such
+    leader first, then registry order), so that ``program``'s warm-up copies those compiled kernels
     (``io.warmup.seed_kernel_cache``) and compiles only the rest.  A copy is what compiling would
     give: a kernel's code does not depend on the process that compiled it (every kernel declares its
-    fastmath flags), and a smaller leader's kernel closure lies inside ``script``'s, so an edit that
-    re-warms a base re-warms ``script`` too.  ``root``: the checkout."""
-    package, scripts = Path(root) / "src" / "featlearn", Path(root) / "workflow" / "scripts"
-    modules = {s: set(kernel_modules(scripts / f"{s}.py", package)) for s in warmed_scripts()}
-    mine = set(kernel_modules(scripts / f"{script}.py", package))
-    smaller = [s for s in modules if kernel_leader(s, root) == s and modules[s] < mine]
+    fastmath flags), and a smaller leader's kernel closure lies inside ``program``'s, so an edit that
+    re-warms a base re-warms ``program`` too.  ``root``: the checkout."""
+    modules = {p: set(program_kernel_modules(p, root)) for p in warmed_programs()}
+    mine = set(program_kernel_modules(program, root))
+    smaller = [p for p in modules if kernel_leader(p, root) == p and modules[p] < mine]
     bases = {}
-    for leader in sorted(smaller, key=lambda s: -len(modules[s])):
-        for module in kernel_closure_names(scripts / f"{leader}.py", package):
+    for leader in sorted(smaller, key=lambda p: -len(modules[p])):
+        for module in kernel_closure_names(*program_files(leader, root)):
             bases.setdefault(module, leader)
     return bases
 
 
-def warmed_scripts():
-    """The warmed scripts of the job registry, in its order (the one list: leaders, bases, the
-    warm-ups' wildcard constraints and kernel stamps)."""
-    return list(dict.fromkeys(kind.script for kind in jobs.KINDS if kind.warm))
+def warmed_programs():
+    """The warmed programs of the job registry (``jobs.Kind.program``), in its order (the one list:
+    leaders, bases, the warm-ups' wildcard constraints and kernel stamps)."""
+    return list(dict.fromkeys(kind.program for kind in jobs.KINDS if kind.warm))
