@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from featlearn.io.settings import JobSettings, settings_class
-from featlearn.pipeline import jobs, manifest, resources, settings
+from featlearn.pipeline import jobs, kernels, manifest, resources, settings
 from featlearn.pipeline.deps import closure_digest, module_closure, module_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +72,11 @@ def test_a_kind_that_names_its_function_is_a_program_of_its_own():
     assert params["compute"] == "featlearn.hessian.plateau.plateau_cell" and "compute" in kind.param_names()
     assert "compute" not in base.params(CONFIG, {"activation": "quad", "delta": "4"})[0]
     assert (base.program, base.imports) == ("hessian_cell", ())
+    for wrong in ("featlearn.hessian.plateu.plateau_cell", "numpy.linalg.eigh", "plateau_cell"):
+        with pytest.raises(ValueError, match="compute names no function of a featlearn module"):
+            replace(base, rule="toy_cell", compute=wrong, script="")
+    with pytest.raises(ValueError, match="a compute kind is warm and writes one .npz"):
+        replace(kind, warm=False)
     scripts = {p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py")}
     programs = [kind.program for kind in jobs.KINDS]
     assert not {kind.program for kind in jobs.KINDS if kind.compute} & scripts
@@ -364,13 +369,12 @@ def test_no_compute_job_runs_the_master_s_declarations():
     nothing of ``featlearn.pipeline``: its code stamp leaves out the kinds, the config rules and the
     cost model, so declaring or editing a kind reruns no job (a changed value reruns its jobs through
     their params)."""
-    scripts = {kind.script for kind in jobs.KINDS}
     reached = {
-        script: [
+        kind.program: [
             m
-            for m in module_names(ROOT / "workflow" / "scripts" / f"{script}.py", ROOT / "src" / "featlearn")
+            for m in module_names(*kernels.program_files(kind.program, ROOT))
             if m.startswith("featlearn.pipeline")
         ]
-        for script in scripts
+        for kind in jobs.KINDS
     }
-    assert not {script: modules for script, modules in reached.items() if modules}
+    assert not {program: modules for program, modules in reached.items() if modules}

@@ -566,7 +566,7 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     the rules with one of those stamps among their inputs are those whose script imports it (at
     run time, checked independently), and the edit schedules exactly them and what reads their
     outputs."""
-    from featlearn.pipeline import kernels
+    from featlearn.pipeline import jobs, kernels
     from featlearn.pipeline.deps import kernel_closure, module_closure
 
     work = tmp_path / "copy"
@@ -574,22 +574,23 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     with open(work / "src" / "featlearn" / module, "a") as fh:
         fh.write("\n# an edit\n")
     path = f"src/featlearn/{module}"
-    code, package = work / "results" / ".code", work / "src" / "featlearn"
+    code = work / "results" / ".code"
     before = {p: p.read_text() for p in code.rglob("*.sha256")}
     closures = {
         p: module_closure if p.parent == code else kernel_closure for p in before
     }  # kernels/: warm-ups
-    scripts = {p: work / "workflow" / "scripts" / f"{p.stem}.py" for p in before}
+    files = {p: kernels.program_files(p.stem, work) for p in before}  # a stamp is named by its program
     edited = (work / path).resolve()
-    reaching = {p for p, s in scripts.items() if edited in closures[p](s, package)}
+    reaching = {p for p, f in files.items() if edited in closures[p](*f)}
     stamps = {p.relative_to(work).as_posix() for p in reaching}
     importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
     # a leader's warm-up compiles its kernel modules and what they import; a script whose kernel
     # modules a leader's are links to the leader's cache (numba_cache_link)
     warmed = set(kernels.warmed_programs())
-    if any(edited in kernel_closure(scripts[p], package) for p in before if p.stem in warmed):
+    if any(edited in kernel_closure(*files[p]) for p in before if p.stem in warmed):
         importers.add("numba_cache")
-    if {rule_scripts()[rule].removesuffix(".py") for rule in importers} & {
+    programs = {kind.rule: kind.program for kind in jobs.KINDS}
+    if {programs.get(rule, rule_scripts()[rule].removesuffix(".py")) for rule in importers} & {
         s for s in warmed if kernels.kernel_leader(s, ROOT) != s
     }:
         importers.add("numba_cache_link")

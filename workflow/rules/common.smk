@@ -102,10 +102,10 @@ def kernel_tag_constraint():
 
 
 def kernel_cache_dir(ready):
-    """The numba cache directory of one consumer script (``<cache>/<script>/`` beside its ``.ready``
-    marker; ``<cache>/<tag>/<script>/`` for a generated model kernel).  One directory per set of
-    kernel modules, so that a warm-up reruns exactly when a module of its set changes, and with it
-    the jobs that run that set; scripts with the same kernel modules share their leader's
+    """The numba cache directory of one consumer program (``<cache>/<program>/`` beside its
+    ``.ready`` marker; ``<cache>/<tag>/<program>/`` for a generated model kernel).  One directory per
+    set of kernel modules, so that a warm-up reruns exactly when a module of its set changes, and
+    with it the jobs that run that set; programs with the same kernel modules share their leader's
     (:func:`kernel_leader`, a link)."""
     return os.path.splitext(ready)[0]
 

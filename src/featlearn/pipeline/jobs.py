@@ -39,6 +39,7 @@ import itertools
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
 from featlearn.io.settings import settings_class
@@ -92,6 +93,18 @@ class Kind:
         object.__setattr__(self, "script", self.script or ("run_compute" if self.compute else self.rule))
         if self.compute:  # the function is a param: renaming it reruns the jobs
             object.__setattr__(self, "sources", {**self.sources, "compute": typed.fixed(self.compute)})
+            self._check_compute()
+
+    def _check_compute(self):
+        """A ``compute`` kind's function lives in a featlearn module (else its code stamp would not
+        cover it), and ``run_compute`` can run it: a warm job (its kernel cache is a param) writing
+        one npz."""
+        parts = self.compute.split(".")
+        module = Path(__file__).resolve().parents[1].joinpath(*parts[1:-1])
+        if parts[0] != "featlearn" or len(parts) < 3 or not module.with_suffix(".py").is_file():
+            raise ValueError(f"{self.rule}: compute names no function of a featlearn module: {self.compute}")
+        if not self.warm or self.suffix != ".npz":
+            raise ValueError(f"{self.rule}: a compute kind is warm and writes one .npz (run_compute.py)")
 
     @property
     def program(self):
