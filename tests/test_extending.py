@@ -102,6 +102,14 @@ def test_the_example_changes_the_code_of_no_job_already_declared(extended):
     assert not changed
 
 
+def test_the_new_figure_is_listed_without_a_readme_edit(extended):
+    """The README lists the paper's figures, so the example leaves it as it was and its check still
+    passes (run in the copy below); the manifest's listing of every figure names the new one."""
+    assert (extended / "README.md").read_text() == (ROOT / "README.md").read_text()
+    listing = _run(extended, sys.executable, "-m", "featlearn.pipeline.manifest", "config.yaml")
+    assert "| `extra_budget_overlap` | (added) | `budget_table` |" in listing
+
+
 @pytest.mark.builds
 def test_the_worked_example_builds_and_passes_the_workflow_checks(extended):
     """The example's table and figure build from the new kind's cells; the copy passes the manifest,

@@ -460,17 +460,45 @@ def rule_scripts():
     return out
 
 
-def test_every_rule_runs_the_script_it_declares(tmp_path):
+@pytest.fixture(scope="module")
+def snakemake_rules(tmp_path_factory):
+    """{rule: the script its jobs run, or None}, read from Snakemake's own rules of the default config
+    (``tests/dag_dump.py``)."""
+    out = tmp_path_factory.mktemp("dag") / "dag.json"
+    dump = [sys.executable, ROOT / "tests" / "dag_dump.py", out]
+    subprocess.run(dump, cwd=ROOT, check=True, capture_output=True)
+    return json.loads(out.read_text())["rules"]
+
+
+def test_every_rule_runs_the_script_it_declares(snakemake_rules):
     """What each rule's jobs run, read from Snakemake's own run functions (``dag_dump.rule_scripts``:
     the script directive is evaluated again when a job runs), is the script its declaration names.
     The rule loops of jobs.smk and results.smk name their loop variable ``rule`` so that this holds;
     renamed, every compute rule runs the last kind's script and neither a dry run nor --lint notices
     (checked by hand: every cell rule then ran spectral_overlap.py)."""
-    out = tmp_path / "dag.json"
-    dump = [sys.executable, ROOT / "tests" / "dag_dump.py", out]
-    subprocess.run(dump, cwd=ROOT, check=True, capture_output=True)
-    ran = {rule: script for rule, script in json.loads(out.read_text())["rules"].items() if script}
+    ran = {rule: script for rule, script in snakemake_rules.items() if script}
     assert ran == rule_scripts()
+
+
+DECLARATIONS = {
+    "rule files": (["Snakefile", "workflow/rules/*.smk"], r"^(?:rule {0}:|use rule \w+ as {0} with:)"),
+    "registries": (["src/featlearn/pipeline/*.py"], r'(?:\brule="{0}"|\bfigure\("{0}")'),
+}
+"""Where a rule is declared by its literal name: a rule file's ``rule <name>:`` or ``use rule … as
+<name> with:``, or a registry entry's ``rule="<name>"`` (a job kind, ``jobs.Kind``; a table or
+figure rule, ``result_rules.ResultRule``, the per-stem figure rules by ``figure("<name>", …)``)."""
+
+
+def test_every_rule_is_declared_by_its_name(snakemake_rules):
+    """Every rule Snakemake knows is found by its literal name where it is declared
+    (:data:`DECLARATIONS`): a rule generated from a registry at its registry entry, as
+    ``grep -rn 'rule="<name>"' src/featlearn/pipeline`` finds it (the sweeps' phase figures name their
+    rule too)."""
+    texts = [path.read_text() for globs, _ in DECLARATIONS.values() for g in globs for path in ROOT.glob(g)]
+    patterns = [pattern for _, pattern in DECLARATIONS.values()]
+    for rule in snakemake_rules:
+        found = sum(len(re.findall(p.format(rule), text, re.M)) for p in patterns for text in texts)
+        assert found, f"rule {rule} is declared nowhere by its name"
 
 
 RUNTIME_IMPORTS = """

@@ -1,6 +1,7 @@
 # The compute jobs: one rule per kind of the job registry (featlearn.pipeline.jobs), which declares
 # each kind's paths, script, inputs, params, threads and resources.  A job writes its own benchmark
 # record, the log named `usage` (featlearn.io.usage), instead of Snakemake's `benchmark:` polling it.
+# A rule is found by its name where it is declared: `grep -rn 'rule="<name>"' src`.
 #
 # The loop variable is called `rule` on purpose: Snakemake evaluates the script directive again
 # when a job runs, inside a function whose argument `rule` is the job's rule name, so the directive

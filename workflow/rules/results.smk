@@ -1,7 +1,7 @@
 # Every table and figure rule, one per declaration of featlearn.pipeline.result_rules (what it reads,
 # writes, and the config key each param comes from), as the compute rules are from the job registry
-# (jobs.smk).  Here the rule gains its code stamp, the report wrappers of its tables and figures, its
-# log and usage record, and the report caption.
+# (jobs.smk; a rule is found by `grep -rn 'rule="<name>"'`).  Here the rule gains its code stamp,
+# the report wrappers of its tables and figures, its log and usage record, and the report caption.
 #
 # The loop variable is called `rule` for the reason given in jobs.smk (the script directive is
 # evaluated again when a job runs, with `rule` the job's rule name;

@@ -4,8 +4,8 @@ Each table and figure is declared, with its caption, by the rule that writes it
 (``featlearn.pipeline.result_rules``: ``TableEntry``, ``FigureEntry``); this module answers, for a
 config, which of them its build holds.  One list, used by the rules (targets, the report captions),
 the config check (no two figures may share a stem), the results index and the tests (the README's
-figure table is :func:`markdown_table`).  Stems of sweep phase figures come from the config
-(``sweeps.<name>.figure``, with the paper figure in ``sweeps.<name>.paper``).
+figure table is :func:`markdown_table` of the paper's figures).  Stems of sweep phase figures come
+from the config (``sweeps.<name>.figure``, with the paper figure in ``sweeps.<name>.paper``).
 """
 
 import sys
@@ -28,15 +28,17 @@ def figures(config):
     return [replace(f, stem=stem) for f in FIXED for stem in f.stems(config)] + phase_figures(config)
 
 
-def markdown_table(config):
-    """The figures as the README's figure table (the README block is checked against it)."""
+def markdown_table(config, paper_only=False):
+    """The figures (or only those that reproduce a paper figure) as a markdown table: the paper's
+    first, in the paper's order, then the added ones by stem.  The README's figure table is the
+    paper's figures (checked); ``python -m featlearn.pipeline.manifest CONFIG`` prints them all."""
     lines = ["| stem | paper | rule | what it shows |", "|---|---|---|---|"]
 
     def order(f):
         number = "".join(c for c in f.paper if c.isdigit())
         return (f.paper == "", int(number or 0), f.paper, f.stem)
 
-    for f in sorted(figures(config), key=order):
+    for f in sorted((f for f in figures(config) if f.paper or not paper_only), key=order):
         lines.append(f"| `{f.stem}` | {f.paper or '(added)'} | `{f.rule}` | {f.caption} |")
     return "\n".join(lines)
 
@@ -63,5 +65,10 @@ def caption_of(config, path):
     return captions[name]
 
 
-if __name__ == "__main__":
-    print(markdown_table(yaml.safe_load(open(sys.argv[1] if len(sys.argv) > 1 else "config.yaml"))))
+if __name__ == "__main__":  # every figure of the build of CONFIG [OVERLAY ...], merged as --configfile
+    from snakemake.utils import update_config
+
+    config = {}
+    for path in sys.argv[1:] or ["config.yaml"]:
+        update_config(config, yaml.safe_load(open(path)))
+    print(markdown_table(config))

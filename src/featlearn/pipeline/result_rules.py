@@ -473,10 +473,11 @@ def phase_figures(config):
     ]
 
 
-def _prediction_rule(kind, what, level, **fields):
-    """The rule comparing ``escape.<kind>``'s predictions with the sweeps: per model its cells, its
-    sweep's cell table and fits; its tables and the figure ``extra_escape_<kind>``; the models'
-    settings and the level its script reads them at."""
+def _prediction_rule(*, rule, what, level, **fields):
+    """The rule ``escape_<kind>_table`` comparing ``escape.<kind>``'s predictions with the sweeps: per
+    model its cells, its sweep's cell table and fits; its tables and the figure
+    ``extra_escape_<kind>``; the models' settings and the level its script reads them at."""
+    kind = rule.removeprefix("escape_").removesuffix("_table")
 
     def inputs(config, w):
         out = {}
@@ -486,7 +487,7 @@ def _prediction_rule(kind, what, level, **fields):
         return out | {"theory": THEORY_TABLE}
 
     return ResultRule(
-        rule=f"escape_{kind}_table",
+        rule=rule,
         what=f"{what}: tables and figure",
         inputs=inputs,
         log=f"escape/{kind}_table",
@@ -688,7 +689,7 @@ RESULT_RULES = (
         ),
     ),
     _prediction_rule(
-        "prediction", "Predicted vs measured success and delta50(d)", "rho_c",
+        rule="escape_prediction_table", what="Predicted vs measured success and delta50(d)", level="rho_c",
         tables=(
             TableEntry(name="escape_prediction.csv", output="table", target=True,
                        caption="Predicted (linear process) vs measured success, escape steps and failed-"
@@ -790,7 +791,8 @@ RESULT_RULES = (
         ),
     ),
     _prediction_rule(
-        "two_stage", "Two-stage prediction vs measured success and delta50(d)", "t0",
+        rule="escape_two_stage_table", what="Two-stage prediction vs measured success and delta50(d)",
+        level="t0",
         script="escape_prediction_table",
         tables=(
             TableEntry(name="escape_two_stage.csv", output="table", section="escape.two_stage",
