@@ -113,7 +113,8 @@ def test_the_new_figure_is_listed_without_a_readme_edit(extended):
 @pytest.mark.builds
 def test_the_worked_example_builds_and_passes_the_workflow_checks(extended):
     """The example's table and figure build from the new kind's cells; the copy passes the manifest,
-    README, script and key-by-key rerun checks of the default config, and Snakemake's lint."""
+    README, script, rule-name, code-input and key-by-key rerun checks of the default config, and
+    Snakemake's lint."""
     targets = ["results/tables/budget_overlap.csv", "results/figures/extra_budget_overlap.pdf"]
     _run(extended, sys.executable, "-m", "snakemake", "--cores", "2", *targets)
     rows = (extended / targets[0]).read_text().splitlines()
@@ -125,6 +126,9 @@ def test_the_worked_example_builds_and_passes_the_workflow_checks(extended):
         "tests/test_manifest.py",
         "tests/test_pipeline.py::test_readme_figure_table_is_the_manifest",
         "tests/test_workflow.py::test_every_rule_runs_the_script_it_declares",
+        "tests/test_workflow.py::test_every_rule_is_declared_by_its_name",
+        # the kind's program: its code stamp's modules are those it loads (its function's among them)
+        "tests/test_workflow.py::test_derived_code_inputs_are_the_modules_the_program_imports[budget_cell]",
         "tests/test_reruns.py::test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key[config.yaml]",
     ]
     _run(extended, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *checks)

@@ -502,31 +502,51 @@ def test_every_rule_is_declared_by_its_name(snakemake_rules):
 
 
 RUNTIME_IMPORTS = """
-import ast, os, sys
+import ast, importlib, os, sys
 import matplotlib.pyplot, numba, numpy, scipy.optimize, scipy.special, scipy.stats, sympy, yaml
-for script in sys.argv[1:]:
-    pid = os.fork()  # a fresh child per script: only the third-party modules are shared
+for program in sys.argv[1:]:
+    name, script, *imports = program.split("|")
+    pid = os.fork()  # a fresh child per program: only the third-party modules are shared
     if pid == 0:
         for node in ast.walk(ast.parse(open(script).read())):
             if isinstance(node, (ast.Import, ast.ImportFrom)) and "featlearn" in ast.unparse(node):
                 exec(ast.unparse(node))
+        for module in imports:
+            importlib.import_module(module)
         names = [m.__file__ for n, m in sorted(sys.modules.items()) if n.split(".")[0] == "featlearn"]
-        print(os.path.basename(script), *names, flush=True)
+        print(name, *names, flush=True)
         os._exit(0)
-    assert os.waitpid(pid, 0)[1] == 0, script
+    assert os.waitpid(pid, 0)[1] == 0, program
 """
 
 
-def runtime_imports(scripts):
-    """{script: files of the featlearn modules Python loads when it runs the import statements of the
-    script, at any depth (compute scripts import inside ``main``)}: one interpreter imports the
-    third-party libraries once, then forks a fresh child per script."""
-    paths = [str(ROOT / "workflow" / "scripts" / script) for script in scripts]
-    command = ["python", "-c", RUNTIME_IMPORTS, *paths]
+def rule_programs():
+    """{rule: the program its jobs run} (``jobs.Kind.program``: a kind that names its compute
+    function is a program of its own, named by its rule; every other rule's is its script)."""
+    from featlearn.pipeline.jobs import KIND
+
+    return {
+        rule: KIND[rule].program if rule in KIND else script.removesuffix(".py")
+        for rule, script in rule_scripts().items()
+    }
+
+
+def runtime_imports(programs):
+    """{program: files of the featlearn modules Python loads when it runs the import statements of
+    the program's script, at any depth (compute scripts import inside ``main``), and imports the
+    modules it names (``jobs.Kind.imports``)}: one interpreter imports the third-party libraries
+    once, then forks a fresh child per program."""
+    from featlearn.pipeline.kernels import program_files
+
+    args = []
+    for program in programs:
+        script, _, imports = program_files(program, ROOT)
+        args.append("|".join((program, str(script), *imports)))
+    command = ["python", "-c", RUNTIME_IMPORTS, *args]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = [line.split() for line in proc.stdout.splitlines()]
-    return {script: {str(Path(f).resolve().relative_to(ROOT)) for f in files} for script, *files in lines}
+    return {name: {str(Path(f).resolve().relative_to(ROOT)) for f in files} for name, *files in lines}
 
 
 ON_DEMAND = {"src/featlearn/model/link_expressions.py", "src/featlearn/model/catalogue.py"}
@@ -536,22 +556,20 @@ them, since a job on such a link runs them."""
 
 
 @pytest.fixture(scope="module")
-def script_imports():
-    """``runtime_imports`` of every rule's script, in two interpreters (half the scripts each)."""
-    scripts = sorted(set(rule_scripts().values()))
-    halves = concurrently(runtime_imports, [tuple(scripts[0::2]), tuple(scripts[1::2])])
-    return {script: files for half in halves.values() for script, files in half.items()}
+def program_imports():
+    """``runtime_imports`` of every rule's program, in two interpreters (half the programs each)."""
+    programs = sorted(set(rule_programs().values()))
+    halves = concurrently(runtime_imports, [tuple(programs[0::2]), tuple(programs[1::2])])
+    return {program: files for half in halves.values() for program, files in half.items()}
 
 
-@pytest.mark.parametrize("script", sorted(set(rule_scripts().values())))
-def test_derived_code_inputs_are_the_modules_the_script_imports(script_imports, script):
+@pytest.mark.parametrize("program", sorted(set(rule_programs().values())))
+def test_derived_code_inputs_are_the_modules_the_program_imports(program_imports, program):
     from featlearn.pipeline.deps import module_closure
+    from featlearn.pipeline.kernels import program_files
 
-    derived = {
-        str(f.relative_to(ROOT))
-        for f in module_closure(ROOT / "workflow/scripts" / script, ROOT / "src/featlearn")
-    }
-    loaded = script_imports[script]
+    derived = {str(f.relative_to(ROOT)) for f in module_closure(*program_files(program, ROOT))}
+    loaded = program_imports[program]
     assert loaded <= derived and derived - loaded <= ON_DEMAND
 
 
@@ -589,12 +607,14 @@ def downstream(rows, outputs):
         pytest.param("gd/trials.py", marks=pytest.mark.slow),
     ],
 )
-def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, script_imports, tmp_path, module):
+def test_editing_a_module_reruns_exactly_the_rules_that_import_it(
+    tiny_run, program_imports, tmp_path, module
+):
     """The edit rewrites the code stamps of exactly the scripts whose derived code holds the module;
     the rules with one of those stamps among their inputs are those whose script imports it (at
     run time, checked independently), and the edit schedules exactly them and what reads their
     outputs."""
-    from featlearn.pipeline import jobs, kernels
+    from featlearn.pipeline import kernels
     from featlearn.pipeline.deps import kernel_closure, module_closure
 
     work = tmp_path / "copy"
@@ -611,16 +631,14 @@ def test_editing_a_module_reruns_exactly_the_rules_that_import_it(tiny_run, scri
     edited = (work / path).resolve()
     reaching = {p for p, f in files.items() if edited in closures[p](*f)}
     stamps = {p.relative_to(work).as_posix() for p in reaching}
-    importers = {rule for rule, script in rule_scripts().items() if path in script_imports[script]}
+    programs = rule_programs()
+    importers = {rule for rule, program in programs.items() if path in program_imports[program]}
     # a leader's warm-up compiles its kernel modules and what they import; a script whose kernel
     # modules a leader's are links to the leader's cache (numba_cache_link)
     warmed = set(kernels.warmed_programs())
     if any(edited in kernel_closure(*files[p]) for p in before if p.stem in warmed):
         importers.add("numba_cache")
-    programs = {kind.rule: kind.program for kind in jobs.KINDS}
-    if {programs.get(rule, rule_scripts()[rule].removesuffix(".py")) for rule in importers} & {
-        s for s in warmed if kernels.kernel_leader(s, ROOT) != s
-    }:
+    if {programs[rule] for rule in importers} & {s for s in warmed if kernels.kernel_leader(s, ROOT) != s}:
         importers.add("numba_cache_link")
     assert importers  # every listed module is imported somewhere
     rows = detailed_summary(work)
