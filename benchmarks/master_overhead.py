@@ -4,6 +4,8 @@
     python benchmarks/master_overhead.py default              # config.yaml, the default target
     python benchmarks/master_overhead.py synthetic            # paper.yaml's DAG, every job a stub
     python benchmarks/master_overhead.py synthetic --configfile config.yaml -- --scheduler greedy
+    python benchmarks/master_overhead.py default --keep /tmp/new  # keep the build, to compare it
+    python benchmarks/master_overhead.py compare /tmp/base /tmp/new   # two kept builds, side by side
 
 Each mode copies the workflow into a temporary folder (``tests/tiny_build.copy_workflow``) and builds
 it with ``snakemake --cores 2`` and any arguments after ``--``, the copy's ``src/`` first on the
@@ -27,6 +29,18 @@ the master's CPU per job, the scheduling rounds that found jobs ready (calls of
 ``JobScheduler.job_selector``), master / jobs and (master + solver) / jobs; the ``dry run`` line is
 the master's CPU of ``snakemake -n`` in a fresh copy (parsing and building the DAG, one scheduling
 pass), the part of the master's cost that does not depend on running jobs.
+
+A kept build (``--keep``) holds its measurement, ``master_overhead.json``.  ``compare BASE NEW``
+reads two of them (e.g. the default target built by two commits, one after the other on one
+machine) and prints
+
+* each build's report line and NEW / BASE of its wall time, master CPU and jobs' CPU;
+* the jobs' wall times from their benchmark records (``results/benchmarks/**.tsv``, field ``s``)
+  summed per group (the first folder under ``results/benchmarks/``), and over the jobs both builds
+  ran (same record path) with their ratio.  Wall times, not the records' ``cpu_time``: a record
+  Snakemake writes polls the process tree and can miss CPU, a job's own record cannot, so the two
+  CPU fields are not comparable across commits that write them differently;
+* which of the tables (``results/tables/``) are byte-identical, which differ, which only one has.
 """
 
 import argparse
@@ -162,7 +176,9 @@ def measured(workdir, args):
         raise RuntimeError(f"snakemake failed in {workdir}:\n{text[-3000:]}")
     counts = re.findall(r"(\d+) of \d+ steps \(100%\) done|^total\s+(\d+)", text, re.M)
     steps = int(max(counts[-1])) if counts else 0
-    return {**json.loads(report.read_text()), "wall": wall, "steps": steps}
+    record = {**json.loads(report.read_text()), "wall": wall, "steps": steps}
+    report.write_text(json.dumps(record))  # the kept build's measurement, for ``compare``
+    return record
 
 
 def prepared(dest, mode, configfile):
@@ -188,14 +204,69 @@ def line(name, r):
     return f"{head}  master/jobs {r['master'] / r['jobs']:.1%}  (master+solver)/jobs {both:.1%}"
 
 
+def job_walls(build):
+    """{record path under results/benchmarks/: wall seconds} of a build's benchmark records."""
+    root = build / "results" / "benchmarks"
+    walls = {}
+    for path in sorted(root.rglob("*.tsv")):
+        header, *rows = path.read_text().splitlines()
+        walls[str(path.relative_to(root))] = float(
+            dict(zip(header.split("\t"), rows[-1].split("\t"), strict=True))["s"]
+        )
+    return walls
+
+
+def table_changes(base, new):
+    """(identical, differing, only in base, only in new): the file names of their results tables."""
+    a, b = ({p.name: p for p in (build / "results" / "tables").glob("*")} for build in (base, new))
+    common = sorted(set(a) & set(b))
+    same = [name for name in common if a[name].read_bytes() == b[name].read_bytes()]
+    return same, sorted(set(common) - set(same)), sorted(set(a) - set(b)), sorted(set(b) - set(a))
+
+
+def compare(base, new):
+    """The report lines of two kept builds side by side (module docstring)."""
+    runs = [json.loads((build / "master_overhead.json").read_text()) for build in (base, new)]
+    out = [line("base", runs[0]), line("new", runs[1])]
+    out.append(
+        "new/base  "
+        + "  ".join(
+            f"{key} {runs[1][key] / runs[0][key]:.2f}x" for key in ("wall", "master", "jobs") if runs[0][key]
+        )
+    )
+    walls = [job_walls(build) for build in (base, new)]
+    group_of = {path: path.split("/")[0].removesuffix(".tsv") for w in walls for path in w}
+    groups = sorted(set(group_of.values()))
+    out.append(f"{'job records':24s} {'base':>5s} {'wall s':>8s} {'new':>5s} {'wall s':>8s}")
+    for group in groups:
+        cells = [[s for path, s in w.items() if group_of[path] == group] for w in walls]
+        out.append(
+            f"{group:24s} {len(cells[0]):5d} {sum(cells[0]):8.1f} {len(cells[1]):5d} {sum(cells[1]):8.1f}"
+        )
+    common = set(walls[0]) & set(walls[1])
+    both = [sum(w[path] for path in common) for w in walls]
+    ratio = f"  new/base {both[1] / both[0]:.2f}x" if both[0] else ""
+    out.append(f"{'jobs in both':24s} {len(common):5d} {both[0]:8.1f} {len(common):5d} {both[1]:8.1f}{ratio}")
+    same, differ, gone, added = table_changes(base, new)
+    out.append(f"tables: {len(same)} byte-identical, {len(differ)} differ: {', '.join(differ) or '-'}")
+    out.append(f"tables only in base: {', '.join(gone) or '-'}; only in new: {', '.join(added) or '-'}")
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("tiny", "default", "synthetic"))
+    parser.add_argument("mode", choices=("tiny", "default", "synthetic", "compare"))
+    parser.add_argument("builds", nargs="*", type=Path, help="compare: two kept builds, BASE NEW")
     parser.add_argument("--configfile", type=Path, default=PAPER, help="the synthetic DAG's config")
     parser.add_argument("--keep", type=Path, help="build here (an empty folder) and keep it")
     argv = sys.argv[1:] if argv is None else argv
     cut = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:cut])
+    if len(args.builds) != (2 if args.mode == "compare" else 0):
+        parser.error("compare takes two kept builds, BASE NEW; the other modes none")
+    if args.mode == "compare":
+        print("\n".join(compare(*args.builds)))
+        return
     args.snakemake_args = argv[cut + 1 :]  # more Snakemake arguments, after --
     with tempfile.TemporaryDirectory() as tmp:
         dry = measured(prepared(Path(tmp) / "dry", args.mode, args.configfile), ["-n"])
