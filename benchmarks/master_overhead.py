@@ -61,6 +61,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from tiny_build import TINY, copy_workflow  # noqa: E402
 
+from featlearn.plan import measured_seconds  # noqa: E402
+
 PAPER = ROOT / "workflow" / "configs" / "paper.yaml"
 
 STUB = '''\
@@ -205,15 +207,10 @@ def line(name, r):
 
 
 def job_walls(build):
-    """{record path under results/benchmarks/: wall seconds} of a build's benchmark records."""
+    """{record path under results/benchmarks/: wall seconds} of a build's benchmark records, read as
+    ``plan --reference`` reads them (``featlearn.plan.measured_seconds``)."""
     root = build / "results" / "benchmarks"
-    walls = {}
-    for path in sorted(root.rglob("*.tsv")):
-        header, *rows = path.read_text().splitlines()
-        walls[str(path.relative_to(root))] = float(
-            dict(zip(header.split("\t"), rows[-1].split("\t"), strict=True))["s"]
-        )
-    return walls
+    return {str(path.relative_to(root)): measured_seconds(path) for path in sorted(root.rglob("*.tsv"))}
 
 
 def table_changes(base, new):
