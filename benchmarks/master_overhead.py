@@ -4,6 +4,7 @@
     python benchmarks/master_overhead.py default              # config.yaml, the default target
     python benchmarks/master_overhead.py synthetic            # paper.yaml's DAG, every job a stub
     python benchmarks/master_overhead.py synthetic --configfile config.yaml -- --scheduler greedy
+    python benchmarks/master_overhead.py startup              # config.yaml's DAG, jobs that only import
     python benchmarks/master_overhead.py default --keep /tmp/new  # keep the build, to compare it
     python benchmarks/master_overhead.py compare /tmp/base /tmp/new   # two kept builds, side by side
 
@@ -13,7 +14,10 @@ Python path (so a checkout of another commit measures its own package).  ``synth
 in ``workflow/scripts/`` by a stub that keeps the script's import statements, unexecuted (so
 ``featlearn.pipeline.deps`` derives the same code inputs: every job keeps its inputs), opens its log
 as every script does and creates its outputs: the DAG, the rules, their params, resources, inputs,
-logs and benchmark files are those of the config, the science is gone.
+logs and benchmark files are those of the config, the science is gone.  ``startup`` (by default
+config.yaml's DAG) runs the same stubs with their imports executed: its jobs' CPU is the floor every
+job of that build pays before any science (the Python interpreter, Snakemake's script preamble, the
+script's imports), to set against a real build's jobs' CPU.
 
 What is counted.  Snakemake runs inside this file's own interpreter (``_master``: it calls
 ``snakemake.cli.main``), which writes at exit
@@ -63,7 +67,9 @@ from tiny_build import TINY, copy_workflow  # noqa: E402
 
 from featlearn.plan import measured_seconds  # noqa: E402
 
-PAPER = ROOT / "workflow" / "configs" / "paper.yaml"
+DEFAULT = ROOT / "config.yaml"
+MODE_CONFIG = {"synthetic": ROOT / "workflow" / "configs" / "paper.yaml", "startup": DEFAULT}
+"""The stubbed modes' configs where ``--configfile`` names none."""
 
 STUB = '''\
 """Stub of {name} (benchmarks/master_overhead.py): its imports, never run, give the rule the same
@@ -73,7 +79,7 @@ from pathlib import Path
 
 from featlearn.io.job import logger
 
-if False:
+if {run}:
 {imports}
 
 logger(snakemake.log[0])("stub")
@@ -83,18 +89,19 @@ for path in map(Path, snakemake.output):
 '''
 
 
-def stub(script):
-    """The stub source of ``script``: its import statements under ``if False:``, then its outputs."""
+def stub(script, run=False):
+    """The stub source of ``script``: its import statements under ``if False:`` (``if True:`` with
+    ``run``), then its outputs."""
     tree = ast.parse(script.read_text())
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
     lines = [f"    {ast.unparse(node)}" for node in imports] or ["    pass"]
-    return STUB.format(name=script.name, imports="\n".join(lines))
+    return STUB.format(name=script.name, imports="\n".join(lines), run=run)
 
 
-def stub_scripts(workdir):
-    """Replace every workflow script in ``workdir`` by its stub."""
+def stub_scripts(workdir, run=False):
+    """Replace every workflow script in ``workdir`` by its stub (:func:`stub`)."""
     for script in (workdir / "workflow" / "scripts").glob("*.py"):
-        script.write_text(stub(script))
+        script.write_text(stub(script, run))
 
 
 def cpu(usage):
@@ -184,11 +191,12 @@ def measured(workdir, args):
 
 
 def prepared(dest, mode, configfile):
-    """A copy of the workflow in ``dest`` for ``mode`` (stubbed scripts for ``synthetic``)."""
+    """A copy of the workflow in ``dest`` for ``mode`` (stubbed scripts for ``synthetic`` and
+    ``startup``, whose stubs run their imports)."""
     dest.mkdir(parents=True, exist_ok=True)
-    copy_workflow(dest, {"tiny": TINY, "default": ROOT / "config.yaml"}.get(mode, configfile))
-    if mode == "synthetic":
-        stub_scripts(dest)
+    copy_workflow(dest, {"tiny": TINY, "default": DEFAULT}.get(mode) or configfile or MODE_CONFIG[mode])
+    if mode in MODE_CONFIG:
+        stub_scripts(dest, run=mode == "startup")
     return dest
 
 
@@ -252,9 +260,9 @@ def compare(base, new):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("tiny", "default", "synthetic", "compare"))
+    parser.add_argument("mode", choices=("tiny", "default", "synthetic", "startup", "compare"))
     parser.add_argument("builds", nargs="*", type=Path, help="compare: two kept builds, BASE NEW")
-    parser.add_argument("--configfile", type=Path, default=PAPER, help="the synthetic DAG's config")
+    parser.add_argument("--configfile", type=Path, help="the stubbed modes' config (module docstring)")
     parser.add_argument("--keep", type=Path, help="build here (an empty folder) and keep it")
     argv = sys.argv[1:] if argv is None else argv
     cut = argv.index("--") if "--" in argv else len(argv)

@@ -2,6 +2,8 @@
 
 import importlib.util
 import json
+import sys
+import types
 from pathlib import Path
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "master_overhead.py"
@@ -58,3 +60,20 @@ def test_compare_sums_job_walls_per_group_and_over_the_shared_jobs(tmp_path):
     assert out[-3].split()[3:] == ["4", "36.0", "4", "29.0", "new/base", "0.81x"]  # 29 / 36
     assert out[-2] == "tables: 1 byte-identical, 1 differ: moved.csv"
     assert out[-1] == "tables only in base: gone.csv; only in new: added.csv"
+
+
+def test_a_stub_runs_its_scripts_imports_only_in_startup_mode(tmp_path, monkeypatch):
+    """``startup``'s stub executes the script's imports (a module it imports is loaded), the
+    ``synthetic`` stub does not; both open the log and create the outputs, never the science."""
+    module = _module()
+    (tmp_path / "imported_by_job.py").write_text("")
+    script = tmp_path / "job.py"
+    script.write_text("def main(sm):\n    import imported_by_job\n    raise SystemExit('science ran')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for run in (False, True):
+        monkeypatch.delitem(sys.modules, "imported_by_job", raising=False)
+        out = tmp_path / f"out_{run}" / "table.csv"
+        sm = types.SimpleNamespace(log=[str(tmp_path / f"job_{run}.log")], output=[str(out)])
+        exec(compile(module.stub(script, run), "stub", "exec"), {"snakemake": sm})
+        assert ("imported_by_job" in sys.modules) is run
+        assert out.exists() and Path(sm.log[0]).exists()
