@@ -72,9 +72,9 @@ MODE_CONFIG = {"synthetic": ROOT / "workflow" / "configs" / "paper.yaml", "start
 """The stubbed modes' configs where ``--configfile`` names none."""
 
 STUB = '''\
-"""Stub of {name} (benchmarks/master_overhead.py): its imports, never run, give the rule the same
-derived code inputs; it opens its log as every script does (featlearn.io.job.logger) and creates
-its outputs (a directory for an output without a suffix)."""
+"""Stub of {name} (benchmarks/master_overhead.py): its imports give the rule the same derived code
+inputs (they run only under the startup mode); it opens its log as every script does
+(featlearn.io.job.logger) and creates its outputs (a directory for an output without a suffix)."""
 from pathlib import Path
 
 from featlearn.io.job import logger

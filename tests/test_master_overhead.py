@@ -1,4 +1,5 @@
-"""benchmarks/master_overhead.py's ``compare``: two kept builds side by side, on hand-made trees."""
+"""benchmarks/master_overhead.py: ``compare`` (two kept builds side by side, on hand-made trees) and
+the stubs of the ``synthetic`` and ``startup`` modes."""
 
 import importlib.util
 import json
