@@ -201,6 +201,18 @@ def _grid(**axes):
     return [{k: fmt(v) if k == "delta" else str(v) for k, v in zip(axes, c, strict=True)} for c in combos]
 
 
+def _anatomy_cells(config):
+    """The anatomy's cells: every (sweep, d, δ) of ``escape_anatomy`` (its d list, each sweep's δ)."""
+    spec = config.get("escape_anatomy")
+    if not spec:
+        return []
+    return [
+        cell
+        for sweep, deltas in spec["delta"].items()
+        for cell in _grid(sweep=[sweep], d=spec["d"], delta=deltas)
+    ]
+
+
 def _delta_cells(name, grids):
     """The cells {name: key, "delta": δ} of ``grids`` ({key: its δ list})."""
     return [cell for key, deltas in grids.items() for cell in _grid(**{name: [key]}, delta=deltas)]
@@ -544,6 +556,37 @@ KINDS = (
         cost=resources.escape("linear"),
         cells_from="escape.cases.{model}",
         what="Linear stage of the escape",
+    ),
+    Kind(
+        rule="escape_anatomy_cell",
+        compute="featlearn.cells.anatomy.anatomy_cell",
+        path="escape/anatomy/{sweep}/d{d}_delta{delta}",
+        cells=_anatomy_cells,
+        settings=settings_class(
+            "AnatomySettings",
+            """The escape, trial by trial (docs/escape.md, "The anatomy of an escape"): trials 0 …
+            ``trials`` − 1 of a sweep cell (d, δ), run as the sweep runs them and again recording every
+            step up to ``dense_steps``, ``anatomy_points`` log-spaced steps and the ``window`` steps before
+            escape, with restricted GD from the same start to ‖∇R̂‖ ≤ ``grad_tol``; at each recorded state
+            the whole Hessian spectrum, its ``k`` smallest eigenpairs described.""",
+            MODEL,
+            DATA,
+            RECORDING,
+            ("train", "huber", "loss", "steps", "trials", *CERTIFY),
+            ("dense_steps", "anatomy_points", "window", "k", "grad_tol"),
+            supported=ONE_NEURON_GD,
+        ),
+        conventions_from="sweeps.{sweep}",
+        experiment="{sweep}",
+        sources={
+            "steps": typed.budget_steps,
+            **CERTIFY,
+            **{k: f"escape_anatomy.{k}" for k in ("trials", "dense_steps", "anatomy_points", "window", "k")},
+            "grad_tol": "hessian.grad_tol",
+        },
+        cost=resources.anatomy,
+        cells_from="escape_anatomy.delta.{sweep}",
+        what="The escape's anatomy, trial by trial",
     ),
     Kind(
         rule="escape_signal_cell",

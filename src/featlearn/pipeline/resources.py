@@ -162,6 +162,22 @@ def threshold_scan(config, w, s):
     return _plateau_cell(w, s, 1)
 
 
+EIGH_FLOPS = 2e9
+"""Floating-point operations per second of one core forming a dense Hessian and diagonalising it
+(conservative: 2000 × 2000 took 3.9 s, 1000 × 1000 0.6 s, on this project's machine)."""
+
+
+def anatomy(config, w, s):
+    """An anatomy cell (``cells.anatomy``): per trial two unrestricted runs and a restricted one over
+    the budget, and at ≤ 2·(dense_steps + anatomy_points + window) + 1 states a dense Hessian,
+    n·d² to form and ≈ 10·d³ to diagonalise."""
+    d, delta = int(w.d), float(w.delta)
+    states = 2 * (s.dense_steps + s.anatomy_points + s.window) + 1
+    flops = states * (round(delta * d) * d * d + 10 * d**3)
+    seconds = gd_cell_seconds(d, delta, s.dtype, s.steps, 3 * s.trials) + s.trials * flops / EIGH_FLOPS
+    return gd_cell_mem_mb(d, delta, s.n_test, s.dtype) + _mb(spectrum_workspace_bytes(d)) - BASE_MB, seconds
+
+
 def landscape(config, w, s):
     """A Fig 3 cell: restricted GD to the plateau and unrestricted GD over the budget (two budgets
     of passes over X) and one Lanczos."""

@@ -1,0 +1,110 @@
+"""The escape's anatomy (cells.anatomy): its spectra against dense eigh of the explicit Hessian, its
+localisation measure on planted vectors, its bulk edge against the compressed matrix, and its trials
+against the sweep's."""
+
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+from conftest import GELU_SWEEP
+
+from featlearn.cells import anatomy
+from featlearn.gd import trials
+from featlearn.model import hessian_spectrum
+from featlearn.pipeline.jobs import KIND
+
+SETTINGS = KIND["escape_anatomy_cell"].settings(
+    **{
+        k: v for k, v in asdict(GELU_SWEEP).items() if k in KIND["escape_anatomy_cell"].settings.field_names()
+    },
+    dense_steps=6,
+    anatomy_points=8,
+    window=4,
+    k=3,
+    grad_tol=1e-5,
+)
+"""The tiny config's GeLU sweep trials, followed by the anatomy."""
+
+
+def test_planned_steps_are_dense_early_then_log_spaced_to_the_budget():
+    steps = anatomy.planned_steps(budget=4000, dense=10, points=12)
+    assert set(range(11)) <= set(steps) and steps[-1] == 4000 and np.all(np.diff(steps) > 0)
+    assert 11 < steps.size <= 11 + 12
+
+
+def test_localisation_tells_a_one_sample_spike_from_a_delocalised_direction(rng):
+    n, d = 2000, 200
+    x = rng.standard_normal((n, d))
+    w = rng.uniform(0.5, 1.5, n)
+    w[17] = -50.0 * n / d  # one sample with a huge negative weight: its own eigenvector
+    lam, vecs = np.linalg.eigh((x * w[:, None]).T @ x / n)
+    pr, share = anatomy.localisation(x, w, vecs[:, 0])
+    assert lam[0] < 0 and share > 0.95 and pr < 0.1  # (d + n)²/(n(d² + 3n)) ≈ 0.05 here, 1/3 delocalised
+    spread = rng.standard_normal(d)
+    pr, share = anatomy.localisation(
+        x, np.where(rng.random(n) < 0.5, -1.0, 1.0), spread / np.linalg.norm(spread)
+    )
+    assert abs(pr - 1 / 3) < 0.05 and share < 0.02
+
+
+def test_bulk_edge_is_the_bottom_of_the_compressed_matrix(rng):
+    d = 60
+    for degenerate in (False, True):
+        a = rng.standard_normal((d, d))
+        h = (a + a.T) / 2
+        star = rng.standard_normal(d)
+        if degenerate:  # θ* orthogonal to the bottom eigenvector: it stays an eigenvector of the compression
+            v0 = np.linalg.eigh(h)[1][:, 0]
+            star -= (star @ v0) * v0
+        star /= np.linalg.norm(star)
+        lam, vecs = np.linalg.eigh(h)
+        exact = hessian_spectrum.complement_eigenvalues(h, star[:, None])[0]
+        assert anatomy.bulk_edge(lam, vecs.T @ star) == pytest.approx(exact, abs=1e-10)
+
+
+def test_state_anatomy_matches_dense_eigh_of_the_explicit_hessian(rng):
+    n, d = 400, 50
+    x = rng.standard_normal((n, d))
+    y = x[:, 0] ** 2 - 1
+    theta = rng.standard_normal((1, d)) / np.sqrt(d)
+    a, b, star = np.ones(1), np.zeros(1), np.eye(d)[:, 0]
+    state = anatomy.state_anatomy(x, y, theta, a, b, "gelu", star, k=3)
+    hmat = hessian_spectrum.hessian_matrix(x, y, theta, a, b, "gelu")
+    ref = hessian_spectrum.spectrum_of(hmat, star[:, None], k=3)
+    np.testing.assert_allclose(state["eigenvalues"], ref.eigenvalues, atol=1e-10)
+    np.testing.assert_allclose(state["overlap2"], ref.hard_overlap2, atol=1e-8)
+    assert state["bulk_edge"] == pytest.approx(ref.bulk_edge, abs=1e-9)
+    assert state["h11"] == pytest.approx(star @ hmat @ star, abs=1e-10)
+    lam, vecs = np.linalg.eigh(hmat)
+    below = vecs[:, lam < 0]
+    assert state["neg_weight"] == pytest.approx(np.sum((below.T @ star) ** 2), abs=1e-10)
+    assert state["n_neg"] == np.count_nonzero(lam < 0)
+    assert state["u"] == pytest.approx(np.sqrt(d) * theta[0, 0])
+
+
+@pytest.mark.parametrize("trial", [0, 1, 2])
+def test_a_trial_is_the_sweeps_own_and_its_restricted_twin_never_leaves_the_complement(trial):
+    d, delta = 60, 6.0
+    sweep = trials.run_trial(GELU_SWEEP, d, delta, trial)
+    out = anatomy.trial_anatomy(SETTINGS, d, delta, trial)
+    assert (out["escape_step"], out["final_step"]) == (sweep.escape_step, sweep.final_step)
+    assert out["final_rho"] == sweep.final_rho
+    assert out["steps"][-1] == sweep.final_step
+    end = sweep.escape_step if sweep.escape_step >= 0 else sweep.final_step
+    assert set(range(max(end - SETTINGS.window, 0), end + 1)) <= set(out["steps"])
+    assert set(range(min(SETTINGS.dense_steps, sweep.final_step) + 1)) <= set(out["steps"])
+    reached = np.isfinite(out["restricted_u"])
+    np.testing.assert_allclose(out["restricted_u"][reached], 0.0, atol=1e-12)
+    np.testing.assert_allclose(out["full_rho"][-1], sweep.final_rho, rtol=1e-6)
+    assert np.all(out["full_overlap2"] <= 1 + 1e-12)
+
+
+def test_the_cell_pads_trials_of_unequal_length():
+    cell = anatomy.anatomy_cell(SETTINGS, 60, 6.0, log=lambda _: None)
+    assert cell["steps"].shape == cell["full_rho"].shape == cell["restricted_h11"].shape
+    assert cell["full_eigenvalues"].shape == (*cell["steps"].shape, SETTINGS.k)
+    for i in range(SETTINGS.trials):
+        valid = cell["steps"][i] >= 0
+        assert np.all(np.isfinite(cell["full_rho"][i, valid])) and np.all(
+            np.isnan(cell["full_rho"][i, ~valid])
+        )
