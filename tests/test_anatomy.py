@@ -7,7 +7,9 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 from conftest import GELU_SWEEP
+from scipy import stats
 
+from featlearn.analysis import anatomy_tables
 from featlearn.cells import anatomy
 from featlearn.gd import trials
 from featlearn.model import hessian_spectrum
@@ -108,3 +110,65 @@ def test_the_cell_pads_trials_of_unequal_length():
         assert np.all(np.isfinite(cell["full_rho"][i, valid])) and np.all(
             np.isnan(cell["full_rho"][i, ~valid])
         )
+
+
+def test_binomial_interval_is_the_likelihood_ratio_set():
+    cut = stats.chi2.ppf(0.95, 1) / 2
+    assert anatomy_tables.binomial_interval(0, 10) == pytest.approx((0.0, 1 - np.exp(-cut / 10)))
+    low, high = anatomy_tables.binomial_interval(7, 20)
+    for p in (low, high):
+        drop = stats.binom.logpmf(7, 20, 0.35) - stats.binom.logpmf(7, 20, p)
+        assert drop == pytest.approx(cut, abs=1e-8)
+    assert low < 0.35 < high
+
+
+def test_growth_exponent_and_the_aligned_window():
+    steps = np.array([0, 1, 2, 4, 8])
+    assert anatomy_tables.growth_exponent(steps, [-0.5, -0.5, 0.0, -1.0, 0.0], lr=1.0) == pytest.approx(
+        2 * np.log(1.5) + 4 * np.log(2.0)
+    )
+    aligned = np.array([True, True, False, True, False])
+    assert anatomy_tables.aligned_window_end(aligned, np.ones(5, bool)) == 2
+    assert anatomy_tables.aligned_window_end(np.ones(5, bool), np.arange(5) < 3) == 3  # escaped inside it
+    assert anatomy_tables.separation([0.5, 0.6], [0.1, 0.5]) == pytest.approx(0.875)
+
+
+def test_the_anatomy_table_reads_a_planted_cell():
+    """A hand-made cell of two trials: one escapes at step 3 while its aligned eigenvalue lasts, one
+    loses it at step 2 and stalls: the row counts them and names reading (i)."""
+    steps = np.array([[0, 1, 2, 3, -1], [0, 1, 2, 3, 4]])
+    lam = np.full((2, 5, 2), 0.1)
+    ov = np.full((2, 5, 2), 0.0)
+    lam[0, :3, 0], ov[0, :3, 0] = -0.5, 0.4  # aligned until escape
+    lam[1, :2, 0], ov[1, :2, 0] = -0.5, 0.4  # aligned at steps 0, 1
+    cell = {
+        "d": 100,
+        "delta": 5.0,
+        "lr": 1.0,
+        "steps": steps,
+        "escape_step": np.array([3, -1]),
+        "success": np.array([True, False]),
+        "plateau_step": np.array([200, 150]),
+        "full_eigenvalues": lam,
+        "full_overlap2": ov,
+        "restricted_eigenvalues": lam,
+        "restricted_overlap2": ov,
+        "full_h11": np.full((2, 5), 0.2),
+        "full_u": np.array([[1.0, 2.0, 4.0, 8.0, np.nan], [1.0, 1.5, 1.8, 1.8, 1.8]]),
+        "full_rho": np.array([[0.1, 0.2, 0.4, 0.6, np.nan], [0.1, 0.15, 0.18, 0.18, 0.18]]),
+        "full_top_share": np.full((2, 5, 2), 0.2),
+        "full_neg_weight": np.full((2, 5), 0.3),
+        "full_n_neg": np.ones((2, 5)),
+    }
+    row = anatomy_tables.cell_row("gelu", cell)
+    assert (row["successes"], row["aligned_success"], row["aligned_failure"], row["failures"]) == (1, 1, 1, 1)
+    assert row["escaped_in_window"] == 1 and row["from_plateau"] == 0
+    assert row["rho_window_success"] == 0.6 and row["rho_window_failure"] == 0.18  # t_w = 3 and 2
+    assert row["undriven_share_median"] == 0.0 and row["localised_fraction"] == 0.0
+    assert row["mechanism"] == "none identified"  # one success: its interval reaches below ½
+    many = {k: np.repeat(v, [6, 1], axis=0) if np.ndim(v) else v for k, v in cell.items()}
+    assert (
+        anatomy_tables.cell_row("gelu", many)["mechanism"] == "(i) aligned negative curvature before escape"
+    )
+    many["full_top_share"][:] = 0.9
+    assert "(iii) localised spikes" in anatomy_tables.cell_row("gelu", many)["mechanism"]

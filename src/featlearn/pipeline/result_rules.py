@@ -677,6 +677,25 @@ RESULT_RULES = (
         ),
     ),
     ResultRule(
+        rule="escape_anatomy_table", what="The escape's anatomy, trial by trial: table and figure",
+        inputs=_cells_of("escape_anatomy_cell"), log="escape/anatomy_table", jobs=_when("escape_anatomy"),
+        tables=(
+            TableEntry(name="escape_anatomy.csv", output="table", target=True, section="escape_anatomy",
+                       caption="Per (sweep, d, δ), the sweep's own trials followed step by step: escape steps, "
+                       "the restricted run's plateau step, the share of successful and failed trials with "
+                       "an aligned negative Hessian eigenvalue before escape, the aligned window, ρ at its "
+                       "end, the growth left undriven, localisation, and the mechanism the cell supports "
+                       "(docs/escape.md, (E13)-(E18))."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_escape_anatomy", section="escape_anatomy",
+                        caption="The escape, trial by trial: ρ and the most negative aligned Hessian "
+                        "eigenvalue of each trial (successes blue, failures grey) in the cell nearest half "
+                        "success at the largest d, and per cell the share of trials with an aligned "
+                        "negative eigenvalue before escape (docs/escape.md, (E13)-(E18))."),
+        ),
+    ),
+    ResultRule(
         rule="escape_signal_table", what="DMFT with signal vs planted-overlap GD: table",
         inputs=_cells_of("escape_signal_cell"),
         log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,

@@ -1,0 +1,213 @@
+"""The escape's anatomy, summarised (docs/escape.md, "The anatomy of an escape", (E16)–(E18)): per
+trial, when and how the hard coordinate grew, and per (sweep, d, δ) cell which mechanism the trials
+support.
+
+Per trial (arrays of an anatomy cell, ``cells.anatomy``), over its states before the escape step t_e
+(all its states when it never escapes):
+
+* aligned: some recorded eigenvalue is negative with hard overlap² ≥ 0.1 (``criteria.negative_aligned``);
+* the aligned window: the steps before the first recorded state without an aligned negative
+  eigenvalue, t_w (E16b); the trial's ρ and |u| at t_w, and whether it escaped inside the window;
+* the undriven share of the growth: with Δ_s = ln|u^{s'}| − ln|u^s| between consecutive recorded
+  steps s < s', the part of G = ln|u^{t_e}/u^0| accrued on intervals whose first state has neither
+  θ*ᵀHθ* < 0 nor an aligned negative eigenvalue,
+
+      share = Σ_{s undriven} Δ_s / G    (successful trials with G > 0)                          (E16)
+
+* localised: the aligned eigenvector's largest single sample carries ≥ half its negative curvature
+  (``cells.anatomy.localisation``, (E14)).
+
+A cell's mechanism (E18) names each reading its data support: (i) aligned negative curvature before
+escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
+plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
+directions (most aligned states), (iv) most of the growth undriven (median share > ½).
+"""
+
+import math
+
+import numpy as np
+from scipy import optimize, stats
+
+from featlearn.analysis.criteria import negative_aligned
+
+LOCALISED_SHARE = 0.5
+"""An eigenvector is localised when one sample carries at least this share of its negative curvature."""
+LEVEL = 0.95
+
+
+def binomial_interval(k, n, level=LEVEL):
+    """The likelihood-ratio interval of a binomial proportion, {p : 2(ℓ(k/n) − ℓ(p)) ≤ χ²₁(level)} with
+    ℓ(p) = k ln p + (n − k) ln(1 − p)  (E17); (NaN, NaN) when n = 0."""
+    if n == 0:
+        return math.nan, math.nan
+    cut = stats.chi2.ppf(level, 1) / 2
+
+    def loglik(p):
+        return stats.binom.logpmf(k, n, p)
+
+    top = loglik(k / n)
+
+    def gap(p):
+        return top - loglik(p) - cut
+
+    low = 0.0 if k == 0 else optimize.brentq(gap, 1e-15, k / n)
+    high = 1.0 if k == n else optimize.brentq(gap, k / n, 1 - 1e-15)
+    return low, high
+
+
+def trial_summaries(cell):
+    """One dict per trial of an anatomy cell: its outcome and the quantities of the module docstring."""
+    out = []
+    lr = float(cell["lr"])
+    for i in range(cell["steps"].shape[0]):
+        valid = cell["steps"][i] >= 0
+        t = cell["steps"][i, valid]
+        escape = int(cell["escape_step"][i])
+        pre = t < escape if escape >= 0 else np.ones(t.size, bool)
+        aligned = negative_aligned(cell["full_eigenvalues"][i, valid], cell["full_overlap2"][i, valid]).any(
+            axis=1
+        )
+        h11 = cell["full_h11"][i, valid]
+        u = np.abs(cell["full_u"][i, valid])
+        w = aligned_window_end(aligned, pre)
+        first = t[pre & aligned]
+        summary = {
+            "success": bool(cell["success"][i]),
+            "escape_step": escape,
+            "plateau_step": int(cell["plateau_step"][i]),
+            "aligned_before": bool(first.size),
+            "first_aligned": int(first[0]) if first.size else -1,
+            "window_end": int(t[w]),
+            "escaped_in_window": bool(escape >= 0 and t[w] >= escape),
+            "rho_window": float(cell["full_rho"][i, valid][w]),
+            "u_window": float(u[w]),
+            "restricted_aligned_before": bool(
+                negative_aligned(
+                    cell["restricted_eigenvalues"][i, valid], cell["restricted_overlap2"][i, valid]
+                )
+                .any(axis=1)[pre]
+                .any()
+            ),
+            "undriven_share": math.nan,
+            "localised": [],
+            "growth_exponent": growth_exponent(t[pre], _aligned_minimum(cell, i, valid)[pre], lr),
+        }
+        if summary["success"] and escape >= 0:
+            upto = t <= escape
+            growth = np.diff(np.log(np.maximum(u[upto], 1e-300)))
+            driven = ((h11 < 0) | aligned)[upto][:-1]
+            total = growth.sum()
+            if total > 0:
+                summary["undriven_share"] = float(growth[~driven].sum() / total)
+        for j in np.flatnonzero(pre & aligned):
+            lam, ov = cell["full_eigenvalues"][i, valid][j], cell["full_overlap2"][i, valid][j]
+            which = np.flatnonzero(negative_aligned(lam, ov))[0]
+            summary["localised"].append(cell["full_top_share"][i, valid][j, which] >= LOCALISED_SHARE)
+        out.append(summary)
+    return out
+
+
+def aligned_window_end(aligned, pre):
+    """Index of t_w, the first recorded state without an aligned negative eigenvalue (E16b): the
+    end of the aligned window; the first state after ``pre`` (the escape) if the window lasts until
+    then, the last state if it outlasts the trial; 0 if no state is aligned."""
+    lost = np.flatnonzero(~aligned)
+    return int(lost[0]) if lost.size and lost[0] <= pre.sum() else min(int(pre.sum()), aligned.size - 1)
+
+
+def growth_exponent(steps, aligned_minimum, lr):
+    """Γ = Σ_s ln(1 + η·max(−λ_s, 0))·(s' − s) over consecutive recorded steps s < s', λ_s the most
+    negative aligned eigenvalue at s (0 where none): the growth exponent the aligned negative
+    curvature alone would give a component along its eigenvector  (E16a)."""
+    rate = np.log1p(lr * np.maximum(-np.asarray(aligned_minimum, float), 0.0))
+    return float(np.sum(rate[:-1] * np.diff(steps)))
+
+
+def _aligned_minimum(cell, i, valid):
+    """Per recorded state, the most negative aligned eigenvalue (0 where none)."""
+    lam, ov = cell["full_eigenvalues"][i, valid], cell["full_overlap2"][i, valid]
+    return np.where(negative_aligned(lam, ov), lam, 0.0).min(axis=1)
+
+
+def _median(values):
+    values = [v for v in values if math.isfinite(v)]
+    return float(np.median(values)) if values else math.nan
+
+
+def _fraction(flags):
+    k, n = int(sum(flags)), len(flags)
+    low, high = binomial_interval(k, n)
+    return k, n, low, high
+
+
+def separation(success, failure):
+    """P(X > Y) + ½P(X = Y) for X a successful and Y a failed trial's value (the rank statistic of
+    how well the value separates the outcomes; NaN when either group is empty)."""
+    if not success or not failure:
+        return math.nan
+    x, y = np.asarray(success)[:, None], np.asarray(failure)[None, :]
+    return float(np.mean((x > y) + 0.5 * (x == y)))
+
+
+def mechanism(row):
+    """(E18): the readings (i)–(iv) the cell's data support, joined by '+'; 'none identified' when
+    none, 'no escape' when no trial succeeded."""
+    if row["successes"] == 0:
+        return "no escape"
+    parts = []
+    if row["aligned_success_low"] > 0.5:
+        parts.append("(i) aligned negative curvature before escape")
+    if row["from_plateau"] > row["successes"] / 2:
+        parts.append("(ii) escape from the plateau")
+    if row["localised_states"] and row["localised_fraction"] > 0.5:
+        parts.append("(iii) localised spikes")
+    if row["undriven_share_median"] > 0.5:
+        parts.append("(iv) growth without negative curvature")
+    return " + ".join(parts) or "none identified"
+
+
+def cell_row(sweep, cell, summaries=None):
+    """One row of ``escape_anatomy.csv`` for an anatomy cell."""
+    s = summaries if summaries is not None else trial_summaries(cell)
+    won = [x for x in s if x["success"]]
+    lost = [x for x in s if not x["success"]]
+    escapes = [x["escape_step"] for x in won]
+    k, n, low, high = _fraction([x["aligned_before"] for x in won])
+    kf, nf, lowf, highf = _fraction([x["aligned_before"] for x in lost])
+    localised = [flag for x in won for flag in x["localised"]]
+    row = {
+        "sweep": sweep,
+        "d": int(cell["d"]),
+        "delta": float(cell["delta"]),
+        "trials": len(s),
+        "successes": len(won),
+        "escape_step_median": _median(escapes),
+        "escape_step_q25": float(np.percentile(escapes, 25)) if escapes else math.nan,
+        "escape_step_q75": float(np.percentile(escapes, 75)) if escapes else math.nan,
+        "plateau_step_median": _median([x["plateau_step"] for x in s if x["plateau_step"] >= 0]),
+        "from_plateau": sum(0 <= x["plateau_step"] <= x["escape_step"] for x in won),
+        "aligned_success": k,
+        "aligned_success_low": low,
+        "aligned_success_high": high,
+        "aligned_failure": kf,
+        "failures": nf,
+        "aligned_failure_low": lowf,
+        "aligned_failure_high": highf,
+        "restricted_aligned_success": sum(x["restricted_aligned_before"] for x in won),
+        "first_aligned_median": _median([x["first_aligned"] for x in won if x["first_aligned"] >= 0]),
+        "window_end_median": _median([x["window_end"] for x in s]),
+        "escaped_in_window": sum(x["escaped_in_window"] for x in won),
+        "rho_window_success": _median([x["rho_window"] for x in won]),
+        "rho_window_failure": _median([x["rho_window"] for x in lost]),
+        "rho_window_separation": separation([x["rho_window"] for x in won], [x["rho_window"] for x in lost]),
+        "growth_exponent_success": _median([x["growth_exponent"] for x in won]),
+        "growth_exponent_failure": _median([x["growth_exponent"] for x in lost]),
+        "undriven_share_median": _median([x["undriven_share"] for x in won]),
+        "localised_states": len(localised),
+        "localised_fraction": float(np.mean(localised)) if localised else math.nan,
+        "neg_weight_start": float(np.nanmean(cell["full_neg_weight"][:, 0])),
+        "h11_start": float(np.nanmean(cell["full_h11"][:, 0])),
+        "n_neg_start": float(np.nanmean(cell["full_n_neg"][:, 0])),
+    }
+    row["mechanism"] = mechanism(row)
+    return row

@@ -1,0 +1,22 @@
+from pathlib import Path
+
+from featlearn.analysis.anatomy_tables import cell_row
+from featlearn.io.job import logger
+from featlearn.io.results import load_npz, write_csv
+from featlearn.plotting import figures
+from featlearn.plotting.anatomy_figures import anatomy_figure
+
+sm = snakemake  # noqa: F821
+log = logger(sm.log[0])
+cells = {}
+for path in sm.input.cells:
+    cells.setdefault(Path(path).parent.name, []).append(load_npz(path)[0])
+rows = [
+    cell_row(sweep, cell)
+    for sweep, group in sorted(cells.items())
+    for cell in sorted(group, key=lambda c: (int(c["d"]), float(c["delta"])))
+]
+write_csv(sm.output.table, rows)
+for row in rows:
+    log(" ".join(f"{k}={v}" for k, v in row.items()))
+figures.save(anatomy_figure(cells, rows), sm.output.figure)
