@@ -54,13 +54,19 @@ quadratic only widens the interval (tests/test_spectral_threshold.py measures bo
 
 
 def _profile(delta, aligned, d0):
-    """max_{b ≥ 0} of the log-likelihood of (F14) with δ_spec = d0 (−∞ never: b = 0 gives n log ½).
-    u_i = ±(δ_i − d0) (sign of the outcome): ℓ(b) = −Σ log(1 + e^{−b u_i}) is concave in b."""
+    """max_{b ≥ 0} of the log-likelihood of (F14) with δ_spec = d0 (−∞ never: b = 0 gives n log ½),
+    upper semicontinuous in d0.  u_i = ±(δ_i − d0) (sign of the outcome): ℓ(b) = −Σ log(1 + e^{−b u_i})
+    is concave in b.  Separated at d0 (every u ≥ 0, b → ∞) with seeds at δ = d0 itself (u = 0, both
+    outcomes possible there): the value is the supremum over b and δ_spec → d0, where b (d0 − δ_spec)
+    gives those seeds any P, so their share k/n: the binomial likelihood of that share, not n log ½
+    (the likelihood exactly at d0), which would dip below the maximum at a tie."""
     u = np.where(aligned, 1.0, -1.0) * (delta - d0)
     if u.sum() <= 0:  # ℓ'(0) = Σu/2 ≤ 0: b = 0
         return -u.size * math.log(2)
     if np.all(u >= 0):  # separated at d0: b → ∞
-        return -np.count_nonzero(u == 0) * math.log(2)
+        at = u == 0
+        n_at, k_at = int(at.sum()), int(aligned[at].sum())
+        return _constant_loglik(k_at, n_at, k_at / n_at) if n_at else 0.0
 
     def slope(b):
         return float(np.sum(u * 0.5 * (1 - np.tanh(0.5 * b * u))))  # Σ u σ(−b u)
