@@ -400,8 +400,9 @@ def cheapest_decision(rows):
 
 def law_rows(model, cells, ds, like, fits, level, range_high):
     """Per law: fit, ℓ, AICc, the nested likelihood-ratio p-value, the goodness of fit against free
-    per-d δ₅₀ (F9a), δ∞ and its profile interval (limit laws, F5), the parameters, and the leave-out
-    (F8, a diagnostic)."""
+    per-d δ₅₀ (F9a), δ∞ and its profile interval (limit laws, F5; the caller blanks them unless (F9)
+    identifies δ∞), the constant's level with its interval (``level``; NaN where the constant is
+    rejected, ``constant_rejected``), the parameters, and the leave-out (F8, a diagnostic)."""
     n_obs = sum(cells[d].delta.size for d in ds)
     criteria = information_criteria(fits, n_obs)
     leave_out = leave_largest_out(cells, ds, LAWS)
@@ -416,16 +417,24 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
         row |= {"lr_p": nested_p_value(fits, law), "gof_p": goodness_of_fit_p(like, f)}
         row |= {"a": params[0], "b": params[1], "shape": params[2]}
         row["d0"] = like.d_ref * 2 ** (-1 / params[2]) if law == "log" and f.status == "ok" else np.nan
-        row |= {"delta_inf": f.delta_inf, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
+        row |= {"delta_inf": np.nan, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
+        row |= {"level": np.nan, "level_low": np.nan, "level_high": np.nan}
         if law in sl.LIMIT_LAWS and f.status == "ok":
             iv = sl.limit_interval(like, f, level, 0.0, range_high)
             intervals[law] = iv
-            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
-        elif law == "constant" and f.status == "ok":
+            row |= {"delta_inf": f.delta_inf, "delta_inf_low": iv.low, "delta_inf_high": iv.high}
+        elif law == "constant" and f.status == "ok" and not constant_rejected(like, fits):
             iv = sl.parameter_interval(like, f, 0, level)
-            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
+            row |= {"level": iv.estimate, "level_low": iv.low, "level_high": iv.high}
         rows.append(row | leave_out[law])
     return rows, intervals
+
+
+def constant_rejected(like, fits):
+    """The constant law (F4a) fails its goodness of fit (F9a) or the likelihood ratio against the
+    linear law (F6), at ``CHECK_LEVEL``: its level is then reported nowhere."""
+    tests = (goodness_of_fit_p(like, fits["constant"]), nested_p_value(fits, "linear"))
+    return any(p < CHECK_LEVEL for p in tests)
 
 
 def goodness_of_fit_p(like, law_fit):
@@ -518,6 +527,8 @@ def finite_size_analysis(
     summary["d_used"] = ",".join(str(int(d)) for d in ds)
     summary["cells"] = int(sum(cells[d].delta.size for d in ds))
     summary["trials"] = int(sum(cells[d].trials.sum() for d in ds))
+    at_max = next((r for r in per_d if ds and r["d"] == ds[-1]), {})  # determined whatever the law (F16)
+    summary |= {f"delta50_d_max{end}": at_max.get(f"delta50{end}", np.nan) for end in ("", "_low", "_high")}
     if not ds:
         empty = {"laws": [], "curves": [], "decide": [], "collapse": [], "collapse_quality": []}
         return {"per_d": per_d, "summary": [summary | {"limit_status": "not tested"}], **empty}
@@ -769,12 +780,13 @@ def report(out):
             f"  ({r['status']}, {r['censored']} censored)"
         )
     lines.append(
-        "  law        loglik     dAICc  LR p    fit p   delta_inf [95% profile]          leave-out z"
+        "  law        loglik     dAICc  LR p    fit p   level or identified delta_inf [95%]  leave-out z"
     )
     for r in out["laws"]:
+        key = "level" if r["law"] == "constant" else "delta_inf"  # NaN (—) where rejected or not identified
         lines.append(
             f"  {r['law']:<10} {_text(r['loglik'], 6):>9}  {_text(r['delta_aicc']):>6}"
-            f"  {_text(r['lr_p'], 2):>6}  {_text(r['gof_p'], 2):>6}  {_with_interval(r, 'delta_inf'):<32}"
+            f"  {_text(r['lr_p'], 2):>6}  {_text(r['gof_p'], 2):>6}  {_with_interval(r, key):<36}"
             f" {_text(r.get('loo_z', np.nan), 2)}"
         )
     for s in out["summary"]:
@@ -784,7 +796,9 @@ def report(out):
             f"  width exponent {_with_interval(s, 'width_exponent')}",
             f"  constant: p = {_text(s.get('constant_p'), 2)};"
             f" no limit: p = {_text(s.get('no_limit_p'), 2)}; AICc choice {s.get('aicc_best')}",
-            f"  delta_inf: {s['limit_status']}"
+            f"  delta_inf: not determined by d <= {_text(s.get('d_max'), 6)} whatever the law (F16);"
+            f" delta50(d_max) = {_with_interval(s, 'delta50_d_max')}",
+            f"  delta_inf under the power and log laws only: {s['limit_status']}"
             f" [{_text(s.get('delta_inf_low'))}, {_text(s.get('delta_inf_high'))}]"
             f" (declared range (0, {_text(s.get('range_high'))}]; {s.get('limit_check', '')};"
             f" growth in ln ln d fits with p = {_text(s.get('gof_p_loglog'), 2)})",
@@ -801,7 +815,8 @@ def report(out):
 def main(argv=None):
     """``python -m featlearn.analysis.finite_size CELLS.csv …``: the analysis of any cells tables
     (one per sweep, or several holding the same sweep, e.g. a cluster run beside the quick one),
-    printed per sweep; ``--out DIR`` writes its tables too."""
+    printed per sweep; ``--delta-nn SWEEP=VALUE`` gives a sweep the δ_NN(∞) its bootstrap (F10) and
+    designs (F13) compare with; ``--out DIR`` writes its tables too."""
     from featlearn.io.results import read_csv, write_csv
 
     parser = argparse.ArgumentParser(
@@ -810,7 +825,19 @@ def main(argv=None):
     parser.add_argument(
         "cells", nargs="+", type=Path, help="<sweep>_cells.csv tables (columns d, delta, successes, trials)"
     )
-    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap replicates (F10)")
+    parser.add_argument(
+        "--delta-nn",
+        action="append",
+        default=[],
+        metavar="SWEEP=VALUE",
+        help="delta_NN(inf) of a sweep: the two readings of the bootstrap (F10) and of (F13) need it",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap replicates (F10), for the sweeps given --delta-nn",
+    )
     parser.add_argument("--level", type=float, default=0.95, help="level of every interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument(
@@ -819,6 +846,12 @@ def main(argv=None):
     parser.add_argument("--min-points", type=int, default=4, help="usable d needed to judge delta_inf")
     parser.add_argument("--out", type=Path, help="directory for the tables (finite_size_<part>.csv)")
     args = parser.parse_args(argv)
+    delta_nn = {}
+    for item in args.delta_nn:
+        sweep, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--delta-nn takes SWEEP=VALUE, got {item!r}")
+        delta_nn[sweep] = float(value)
     by_sweep = {}
     for path in args.cells:
         for r in read_csv(path):
@@ -826,7 +859,14 @@ def main(argv=None):
     tables = {}
     for sweep, sweep_rows in by_sweep.items():
         out = finite_size_analysis(
-            sweep_rows, sweep, args.bootstrap, (args.seed,), args.level, args.range_factor, args.min_points
+            sweep_rows,
+            sweep,
+            args.bootstrap,
+            (args.seed,),
+            args.level,
+            args.range_factor,
+            args.min_points,
+            delta_nn.get(sweep, np.nan),
         )
         print(report(out))
         for part, part_rows in out.items():
