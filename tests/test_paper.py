@@ -379,3 +379,22 @@ def test_the_theory_threshold_claim_names_the_rs_number_its_error_and_state():
         claims.claim_theory_threshold(wide, {"theory_threshold": 0.5}, {"gelu": 6.0})["verdict"]
         == claims.REPRODUCED
     )
+
+
+def test_plateau_threshold_rows_write_a_limit_only_where_the_laws_identify_it():
+    """The manuscript's δ_NN^GD row at d = ∞: the interval labelled as conditional on the approach
+    laws where (O21) identifies it under them, else the status and no number."""
+    from featlearn.analysis import manuscript_numbers as mn
+
+    base = {"activation": "gelu", "d": "inf", "delta_spec": math.nan, "delta_spec_low": math.nan}
+    base |= {"delta_spec_high": math.nan, "delta_nn_rs": 9.13}
+    identified = base | {"delta_nn_gd": 9.9, "delta_nn_gd_low": 9.7, "delta_nn_gd_high": 10.5}
+    identified["limit_status"] = "identified under the laws"
+    undetermined = base | dict.fromkeys(("delta_nn_gd", "delta_nn_gd_low", "delta_nn_gd_high"), math.nan)
+    undetermined["limit_status"] = "undetermined (2 d: no law can be rejected)"
+    out = mn.plateau_threshold_rows([identified, undetermined])
+    assert (
+        out[0]["d"] == "∞"
+        and out[0]["delta_nn_gd"] == "9.9 [9.7, 10.5] (under the laws d^−1, d^−2/3, d^−1/2)"
+    )
+    assert out[1]["delta_nn_gd"] == "undetermined (2 d: no law can be rejected)"

@@ -8,8 +8,10 @@ import pytest
 
 from featlearn.analysis.plateau_theory import (
     extrapolate,
+    growth_fit,
     law_fits,
     law_robust_verdict,
+    limit_status,
     observable_rows,
     plateau_threshold_rows,
 )
@@ -138,3 +140,31 @@ def test_two_d_check_no_law():
     assert {r["verdict"] for r in observable_rows("gelu", sloped, fixed_point(0.8))} == {
         "undetermined (laws disagree)"
     }
+
+
+def test_the_plateau_thresholds_limit_is_judged_with_a_no_limit_alternative():
+    """(O21) judged as every limit: with two d it is undetermined and no level is written; a margin
+    zero growing in ln d (9 + 0.3 log₂(d/600)) is fitted by growth in ln d, so it is undetermined
+    too, with no level in the d → ∞ row and no δ_spec set against one; 9 + 600/d is identified under
+    the laws, its growth alternative rejected; where an approach law and growth both fit (noisy
+    thresholds), undetermined."""
+    roots = {"growth": lambda d: 9.0 + 0.3 * np.log2(d / 600.0), "limit": lambda d: 9.0 + 600.0 / d}
+    spec = {d: (9.3, 9.1, 9.5) for d in DS}
+    deltas = (8.5, 9.0, 9.5, 10.0, 10.5)
+    for name, root in roots.items():
+        data = cells(lambda d, delta: 0.8, deltas=deltas, margin_root=root)
+        limit = plateau_threshold_rows("gelu", data, 9.13, spec)[-1]
+        two = plateau_threshold_rows("gelu", [c for c in data if c["d"] in (600, 1200)], 9.13, spec)
+        assert two[-1]["limit_status"] == "undetermined (2 d: no law can be rejected)"
+        assert math.isnan(two[-1]["delta_nn_gd"]) and math.isnan(two[-1]["delta_nn_gd_low"])
+        assert all(math.isnan(two[-1][f"limit_{tag}"]) for tag in ("inv_d", "inv_d2_3", "inv_sqrt_d"))
+        if name == "growth":  # every approach law misfits it here
+            assert limit["limit_status"] == "undetermined (every law rejected)"
+            assert math.isnan(limit["delta_nn_gd_low"]) and math.isnan(limit["limit_inv_d"])
+        else:
+            assert limit["limit_status"] == "identified under the laws" and limit["gof_p_growth"] < 0.05
+            assert limit["delta_nn_gd_low"] <= 9.0 <= limit["delta_nn_gd_high"]
+    noisy = np.array([0.3, 0.3, 0.3, 0.3])
+    laws = law_fits(np.array(DS, float), 9.0 + 600.0 / np.array(DS), noisy)
+    growth = growth_fit(np.array(DS, float), 9.0 + 600.0 / np.array(DS), noisy)
+    assert limit_status(laws, growth).startswith("undetermined (growth in ln d fits, p = ")

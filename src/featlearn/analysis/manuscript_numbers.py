@@ -257,6 +257,17 @@ def _limit_interval(value, low, high):
     return _interval(value, low, high)
 
 
+def _limit_text(row):
+    """δ_NN^GD of a plateau_threshold.csv row: per d its value and interval; at d = ∞ the interval
+    labelled as conditional on the approach laws where (O21) identifies it under them, else the
+    row's ``limit_status`` (no level of an unidentified limit)."""
+    text = _limit_interval(row["delta_nn_gd"], row["delta_nn_gd_low"], row["delta_nn_gd_high"])
+    status = row.get("limit_status")
+    if not isinstance(status, str) or not status:
+        return text
+    return f"{text} (under the laws d^−1, d^−2/3, d^−1/2)" if status.startswith("identified") else status
+
+
 def plateau_threshold_rows(rows):
     """Per activation and d of plateau_threshold.csv (docs/outlier.md, (O21)): δ_NN^GD(d) with its
     Fieller interval beside δ_spec(d), and the d → ∞ row (the 1/d law's limit and the interval over
@@ -269,7 +280,7 @@ def plateau_threshold_rows(rows):
             "d": "∞"
             if str(r["d"]) in ("inf", "nan") or not math.isfinite(float(r["d"]))
             else str(int(float(r["d"]))),
-            "delta_nn_gd": _limit_interval(r["delta_nn_gd"], r["delta_nn_gd_low"], r["delta_nn_gd_high"]),
+            "delta_nn_gd": _limit_text(r),
             "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
             "delta_nn_rs": fmt(r["delta_nn_rs"]),
         }
