@@ -18,12 +18,16 @@ Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.
   (F9a) and both no-limit alternatives, growth in ln d (F4b) and in ln ln d (F4f), are rejected by
   the same test; then the union of their intervals.  Otherwise "not identified", with the one-sided
   bound that every limit law gives (the side a fitting no-limit law runs to left open).  Fewer than
-  ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.
+  ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.  All of this is
+  conditional on the power and log laws: no finite d determine a limit whatever the law (F16), so the
+  claim on the limit (``claims.claim_limit``) does not read it; the summary carries what is determined,
+  δ₅₀ at the largest d with its profile interval.
 - A parametric bootstrap (F10) under each of the two readings compared in (F13) ("δ∞ = δ_NN(∞)" and
   "growth ∝ log d") resamples every cell, refits the asymptotic laws and chooses among them by AICc:
   how often each law is chosen under each reading, i.e. how well the choice tells them apart.
-- What would decide (F13): which added doublings of d and trials per cell separate "δ∞ = δ_NN(∞)"
-  from "growth ∝ log d" at 2σ on expected counts, each priced by a caller's cost model.
+- What would separate two readings within the laws (F13): which added doublings of d and trials per
+  cell separate "δ∞ = δ_NN(∞)" from "growth ∝ log d" with 80 % power on expected counts, each priced
+  by a caller's cost model (no design decides the limit itself, (F16)).
 - The collapse of every d onto one logistic (F11) and the second pass's δ placement (F12).
 """
 
