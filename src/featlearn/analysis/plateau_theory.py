@@ -16,9 +16,12 @@ same δ (with its numerical error e) is judged under each admissible law
 
     agrees     |m̂_∞ − v| ≤ 1.96 √(se² + e²),      disagrees otherwise,                    (O20)
 
-and the verdict is the one every admissible law gives; "undetermined" where they differ (the data do
-not identify the approach law, and the limit depends on it), where every law is rejected, or with one
-d; with two d no law can be checked and the verdict says so.  The gap m̂_∞ − v is reported under
+and the verdict is the one every admissible law gives, labelled "under the laws" (conditional on the
+family: no finite d fix a limit by themselves, docs/finite_size.md (F16)); "undetermined" where they
+differ (the data do not identify the approach law, and the limit depends on it), and, as every limit
+is judged (``limit_status``), with fewer than three d (two d reject no law), where every law is
+rejected, or where the no-limit alternative m_d = a + b log₂ d (growth in ln d) fits; no level is then
+reported.  The gap m̂_∞ − v is reported under
 1/d (the leading correction of a smooth observable) and its interval as the union over the admissible
 laws.
 
@@ -170,24 +173,27 @@ def verdict(limit, limit_se, theory, error):
     return ("agrees" if abs(gap) <= half else "disagrees"), gap, gap - half, gap + half
 
 
-def law_robust_verdict(fits, theory, error):
-    """(O20) over the admissible laws of ``fits`` (``law_fits``): (verdict, gap under 1/d (NaN where
-    1/d is not admissible), the union of the admissible laws' gap intervals)."""
-    n_d = max(f["n_d"] for f in fits.values())
+def law_robust_verdict(fits, growth, theory, error):
+    """(O20) over the admissible laws of ``fits`` (``law_fits``), judged as every limit is
+    (``limit_status``: three d or more, some law admissible, the no-limit ``growth`` rejected; else
+    that status and no gap): (verdict, gap under 1/d (NaN where 1/d is not admissible), the union of
+    the admissible laws' gap intervals).  The verdict every admissible law gives, labelled "under the
+    laws" (conditional on (O19): no finite d fix a limit by themselves, docs/finite_size.md (F16));
+    "undetermined (laws disagree)" where they differ."""
+    status = limit_status(fits, growth)
+    if not math.isfinite(theory):
+        return "undetermined", math.nan, math.nan, math.nan
+    if status != "identified under the laws":
+        return status, math.nan, math.nan, math.nan
     judged = {
         tag: verdict(f["limit"], f["limit_se"], theory, error) for tag, f in fits.items() if f["admissible"]
     }
-    if n_d < 2 or not math.isfinite(theory):
-        return "undetermined", math.nan, math.nan, math.nan
-    if not judged:
-        return "undetermined (every law rejected)", math.nan, math.nan, math.nan
     words = {word for word, *_ in judged.values()}
     gap = judged["inv_d"][1] if "inv_d" in judged else math.nan
     low, high = min(j[2] for j in judged.values()), max(j[3] for j in judged.values())
     if len(words) > 1:
         return "undetermined (laws disagree)", gap, low, high
-    word = words.pop()
-    return (word + " (laws unchecked: 2 d)" if n_d == 2 else word), gap, low, high
+    return f"{words.pop()} under the laws", gap, low, high
 
 
 def law_columns(fits):
@@ -203,6 +209,16 @@ def law_columns(fits):
     return row
 
 
+def reported_limits(fits, identified):
+    """The levels a row may carry: ``law_columns`` and the union interval (``union_interval``), every
+    level NaN unless the limit is ``identified`` under the laws (``limit_status``); the goodness of
+    fit of each law stays."""
+    columns, union = law_columns(fits), union_interval(fits)
+    if identified:
+        return columns, union
+    return {k: (v if k.startswith("gof_p_") else math.nan) for k, v in columns.items()}, (math.nan, math.nan)
+
+
 def observable_rows(activation, cells, fp):
     """Per δ and observable: the seed means per d, the limit under each law of (O19) with its
     interval, the 1/d law's line (limit, slope, goodness of fit), the fixed point's value with its
@@ -215,21 +231,22 @@ def observable_rows(activation, cells, fp):
             values = {d: seed_values(at[d], observable) if d in at else np.array([]) for d in ds}
             mean = [v.mean() if v.size else math.nan for v in values.values()]
             se = [v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.nan for v in values.values()]
-            fits = law_fits(ds, mean, se)
+            fits, growth = law_fits(ds, mean, se), growth_fit(ds, mean, se)
             theory, error = fixed_point_value(fp, delta, observable), numerical_error(fp, observable)
-            word, gap, low, high = law_robust_verdict(fits, theory, error)
+            word, gap, low, high = law_robust_verdict(fits, growth, theory, error)
             row = {"activation": activation, "delta": delta, "observable": observable}
             for d, m, s, v in zip(ds, mean, se, values.values(), strict=True):
                 row |= {f"d{d}_mean": m, f"d{d}_se": s, f"d{d}_seeds": int(v.size)}
-            limit_low, limit_high = union_interval(fits)
+            identified = limit_status(fits, growth) == "identified under the laws"
+            columns, (limit_low, limit_high) = reported_limits(fits, identified)
             row |= {
-                "limit": fits["inv_d"]["limit"],
+                "limit": fits["inv_d"]["limit"] if identified else math.nan,
                 "slope": fits["inv_d"]["slope"],
                 "gof_p": fits["inv_d"]["gof_p"],
                 "limit_low": limit_low,
                 "limit_high": limit_high,
                 "laws": " ".join(tag for tag, f in fits.items() if f["admissible"]),
-                **law_columns(fits),
+                **columns,
                 "fixed_point": theory,
                 "fixed_point_error": error,
                 "gap": gap,
@@ -284,10 +301,7 @@ def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
         for tag, f in fits.items():
             z = (row["delta_spec"] - f["limit"]) / math.hypot(spec_se, f["limit_se"])
             row[f"spec_z_{tag}"] = z if identified and f["admissible"] else math.nan
-    low, high = union_interval(fits) if identified else (math.nan, math.nan)
-    limits = law_columns(fits)
-    if not identified:  # no level of an unidentified limit in the table: only the laws' fits
-        limits = {k: (v if k.startswith("gof_p_") else math.nan) for k, v in limits.items()}
+    limits, (low, high) = reported_limits(fits, identified)
     inf_row = {
         "activation": activation,
         "d": "inf",

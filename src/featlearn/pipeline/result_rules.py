@@ -783,7 +783,8 @@ RESULT_RULES = (
                        "approach law m_d = m_∞ + b d^(−γ), γ = 1, 2/3, 1/2, with its 95 % interval and "
                        "goodness of fit, the RS fixed point's value with its numerical error, the gap "
                        "(under 1/d; its interval the union over the laws the data do not reject) and the "
-                       "verdict every such law gives (undetermined where they differ)."),
+                       "verdict every such law gives, conditional on them (undetermined where they "
+                       "differ, with fewer than three d, or where growth in ln d fits; then no level)."),
             TableEntry(name="plateau_threshold.csv", target=True, section="spectral_threshold",
                        caption="Per activation and d: δ_NN^GD(d), the zero of the outlier margin fed with "
                        "the plateau's own law of (g², w), beside δ_spec(d) and δ_NN^RS(∞), with δ_spec(d)'s"
