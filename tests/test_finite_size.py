@@ -273,7 +273,7 @@ def test_profile_interval_of_the_limit_covers_the_truth_and_pure_growth_is_not_i
     the closed ones cover 9.5 in 90–99 % (an open side never counts as covering; measured 86 of 90);
     pure growth 0.26 per doubling, 60 replicates: not closed in ≥ 54.  The verdict's own path, on
     truths outside the family and off the crossing, is tested below
-    (``test_claim_14_is_not_fooled_by_truths_inside_or_outside_the_family``)."""
+    (``test_claim_14_on_random_truths_outside_the_family``)."""
     rng = np.random.default_rng(20261202)
     covered = identified = 0
     for _ in range(120):
