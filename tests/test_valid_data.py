@@ -43,11 +43,11 @@ def _contains(low, estimate, high):
 
 
 def test_finite_size_analysis_never_crashes_and_its_intervals_contain_their_estimates():
-    """24 random data sets (about 500 cells): the analysis returns, the slope's interval contains the
-    slope, and each limit law's δ∞ interval (inside the declared range) contains the law's own δ∞."""
+    """16 random data sets (342 cells): the analysis returns, the slope's interval contains the slope,
+    and each limit law's δ∞ interval (inside the declared range) contains the law's own δ∞."""
     rng = np.random.default_rng(60)
     cells_seen, missed = 0, []
-    for case in range(24):
+    for case in range(16):
         rows = random_cells(rng)
         cells_seen += len(rows)
         summary = fs.finite_size_analysis(rows, "x", n_boot=0, diagnostics=False)["summary"][0]
@@ -66,7 +66,7 @@ def test_finite_size_analysis_never_crashes_and_its_intervals_contain_their_esti
                 iv = sl.limit_interval(like, f, 0.95, 0.0, range_high)
                 if not _contains(iv.low, iv.estimate, iv.high):
                     missed.append((case, law, iv.low, iv.estimate, iv.high))
-    assert cells_seen > 400
+    assert cells_seen > 300
     assert not missed
 
 
