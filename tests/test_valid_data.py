@@ -44,13 +44,25 @@ def _contains(low, estimate, high):
 
 def test_finite_size_analysis_never_crashes_and_its_intervals_contain_their_estimates():
     """16 random data sets (342 cells): the analysis returns, the slope's interval contains the slope,
-    and each limit law's δ∞ interval (inside the declared range) contains the law's own δ∞."""
+    each limit law's δ∞ interval (inside the declared range) contains the law's own δ∞, the law table
+    writes no δ∞ that (F9) does not identify and no level of a constant that the test of a constant
+    rejects."""
     rng = np.random.default_rng(60)
     cells_seen, missed = 0, []
     for case in range(16):
         rows = random_cells(rng)
         cells_seen += len(rows)
-        summary = fs.finite_size_analysis(rows, "x", n_boot=0, diagnostics=False)["summary"][0]
+        out = fs.finite_size_analysis(rows, "x", n_boot=0, diagnostics=False)
+        summary = out["summary"][0]
+        for law in out["laws"]:  # no level under δ∞ unless identified, no rejected constant's level
+            if summary["limit_status"] != "identified" and not math.isnan(law["delta_inf"]):
+                missed.append((case, law["law"], "unidentified delta_inf written"))
+            if (
+                law["law"] == "constant"
+                and summary["constant_p"] < fs.CHECK_LEVEL
+                and not math.isnan(law["level"])
+            ):
+                missed.append((case, "rejected constant's level written"))
         if math.isfinite(summary.get("slope", math.nan)):
             if not _contains(summary["slope_low"], summary["slope"], summary["slope_high"]):
                 missed.append((case, "slope"))
