@@ -258,6 +258,8 @@ def test_the_limit_claim_is_undetermined_by_finite_d_whatever_the_limit_laws_say
     assert "under the power and log laws, not identified (δ∞ > 10.2 at 95 %)" in text
     _, text = verdict("identified", 8.8, 9.2)
     assert "under the power and log laws only, δ∞ ∈ [8.8, 9.2]" in text
+    _, text = verdict("not tested", math.nan, math.nan, n_d=3)
+    assert "the limit laws judge no limit with 3 d" in text
     assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED
     missing = _summary("not tested", math.nan, math.nan, n_d=0) | {"delta50_d_max": math.nan}
     assert claims.claim_limit(_results(**{"finite_size_summary.csv": [missing]}), tol)["verdict"] == (
