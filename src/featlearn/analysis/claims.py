@@ -152,7 +152,7 @@ def finite_size_text(row):
     that no finite d determine the limit by themselves (docs/finite_size.md, (F16)), and what the
     limit laws give, labelled as conditional on them: δ∞'s interval where (F9) identifies it within
     the power and log laws, else their one-sided bound and the check that failed, or that they are
-    judged at this scale (fewer d than (F9) needs)."""
+    not judged at this scale (fewer d than (F9) needs)."""
     slope = f"over {_d_range(row)} δ₅₀ rises {_fmt(row['slope'], 2)} "
     slope += f"{interval(row['slope_low'], row['slope_high'], 2)} per doubling of d"
     if not math.isfinite(row.get("slope", math.nan)):
