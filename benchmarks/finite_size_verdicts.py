@@ -21,12 +21,11 @@ w(d) = 0.8 (d/250)^(−0.35) (GeLU's).  δ_NN(∞) = 9.52, tolerance 0.5: claim 
 |δ∞ − 9.52| ≤ 0.5 (limit class), false otherwise.
 
 Per class and design: replicates, crashes, wrong claim-14 verdicts ("reproduced" on a false claim,
-"not reproduced" on a true one), beside them the wrong verdicts the limit laws' set would give if it
-decided (the rule before (F16)), the verdicts, how often the limit laws identify δ∞ (F9), the
-coverage of the truth by the conditional set they report (the identified interval or the one-sided
-bound, labelled "under the power and log laws"; δ∞ = ∞ for growth) where one is reported and by the
-identified intervals alone, and the
-coverage of the true δ₅₀(d_max) by its profile interval (F3), the statement claim 14 rests on.
+"not reproduced" on a true one), beside them the wrong verdicts the limit laws' identified interval
+would give if it decided (reproduced where, widened by the tolerance, it holds δ_NN(∞), not reproduced
+otherwise), the verdicts, how often the limit laws identify δ∞ (F9) and how often that interval,
+labelled "under the power and log laws", covers the truth, and the coverage of the true δ₅₀(d_max) by
+its profile interval (F3), the statement claim 14 rests on.
 
     python benchmarks/finite_size_verdicts.py [--replicates 100] [--designs docs sparse default wide]
 """
@@ -130,36 +129,21 @@ def covers(low, high, value):
 
 
 def laws_verdict(row):
-    """The verdict the limit laws' set would give if it decided (it does not, (F16)): an identified
-    interval widened by the tolerance containing δ_NN(∞) reproduces, one that misses it, or a
-    one-sided bound beyond the tolerance, contradicts; otherwise undetermined."""
-    low, high = row["delta_inf_low"], row["delta_inf_high"]
-    gap = max(low - DELTA_NN if math.isfinite(low) else 0.0, DELTA_NN - high if math.isfinite(high) else 0.0)
-    if row["limit_status"] == "identified":
-        return claims.REPRODUCED if gap <= TOLERANCE["finite_size"] else claims.NOT_REPRODUCED
-    return claims.NOT_REPRODUCED if gap > TOLERANCE["finite_size"] else claims.UNDETERMINED
-
-
-def conditional_set(row):
-    """The set the limit laws report for δ∞ (their interval, or one-sided bound), None where none."""
-    low, high = row["delta_inf_low"], row["delta_inf_high"]
-    return None if math.isnan(low) and math.isnan(high) else (low, high)
+    """The verdict the limit laws' identified interval would give if it decided (it does not, (F16)):
+    reproduced where, widened by the tolerance, it holds δ_NN(∞), not reproduced where it does not,
+    undetermined where it is not identified."""
+    if row["limit_status"] != "identified":
+        return claims.UNDETERMINED
+    low, high, tol = row["delta_inf_low"], row["delta_inf_high"], TOLERANCE["finite_size"]
+    return claims.REPRODUCED if low - tol <= DELTA_NN <= high + tol else claims.NOT_REPRODUCED
 
 
 def table(truth_class, design, replicates, seed):
-    """{replicates, crashes, wrong, laws_wrong (``laws_verdict``), verdicts, identified, conditional,
-    identified_covers, at_d_max (each (reported, covered))} over seeded replicates of one class on
-    one design."""
+    """{replicates, crashes, wrong, laws_wrong (``laws_verdict``), verdicts, identified and at_d_max
+    (each (reported, covering the truth))} over seeded replicates of one class on one design."""
     rng = np.random.default_rng([seed, CLASSES.index(truth_class), list(DESIGNS).index(design)])
-    out = {
-        "replicates": replicates,
-        "crashes": 0,
-        "wrong": 0,
-        "laws_wrong": 0,
-        "verdicts": {},
-        "identified": 0,
-    }
-    out |= {"conditional": [0, 0], "identified_covers": [0, 0], "at_d_max": [0, 0]}
+    out = {"replicates": replicates, "crashes": 0, "wrong": 0, "laws_wrong": 0, "verdicts": {}}
+    out |= {"identified": [0, 0], "at_d_max": [0, 0]}
     for _ in range(replicates):
         try:
             row, verdict, limit, at_max = replicate(truth_class, design, rng)
@@ -169,14 +153,9 @@ def table(truth_class, design, replicates, seed):
         out["wrong"] += wrong(limit, verdict)
         out["laws_wrong"] += wrong(limit, laws_verdict(row))
         out["verdicts"][verdict] = out["verdicts"].get(verdict, 0) + 1
-        out["identified"] += row["limit_status"] == "identified"
-        reported = conditional_set(row)
-        if reported is not None:
-            out["conditional"][0] += 1
-            out["conditional"][1] += covers(*reported, limit)
         if row["limit_status"] == "identified":
-            out["identified_covers"][0] += 1
-            out["identified_covers"][1] += covers(*reported, limit)
+            out["identified"][0] += 1
+            out["identified"][1] += covers(row["delta_inf_low"], row["delta_inf_high"], limit)
         if math.isfinite(row["delta50_d_max"]):
             out["at_d_max"][0] += 1
             out["at_d_max"][1] += covers(row["delta50_d_max_low"], row["delta50_d_max_high"], at_max)
@@ -197,16 +176,15 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
     print(
-        "class   design   replicates crashes wrong  (laws' set deciding)  identified  laws' set covers δ∞  "
-        "identified covers  δ₅₀(d_max) interval covers  verdicts"
+        "class   design   replicates crashes wrong  (laws' interval deciding)  "
+        "identified by the laws, covering δ∞  δ₅₀(d_max) interval covers  verdicts"
     )
     for truth_class, design in itertools.product(args.classes, args.designs):
         t = table(truth_class, design, args.replicates, args.seed)
         print(
             f"{truth_class:<7} {design:<8} {t['replicates']:<10} {t['crashes']:<7} {t['wrong']:<6} "
-            f"{t['laws_wrong']:<21} {t['identified']:<11} {_share(t['conditional']):<20} "
-            f"{_share(t['identified_covers']):<18} "
-            f"{_share(t['at_d_max']):<27} {t['verdicts']}",
+            f"{t['laws_wrong']:<26} {_share(t['identified']):<37} {_share(t['at_d_max']):<27} "
+            f"{t['verdicts']}",
             flush=True,
         )
 

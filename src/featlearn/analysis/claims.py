@@ -151,31 +151,24 @@ def finite_size_text(row):
     """What a model's finite-size analysis says, in words: the slope per doubling over the measured d,
     that no finite d determine the limit by themselves (docs/finite_size.md, (F16)), and what the
     limit laws give, labelled as conditional on them: δ∞'s interval where (F9) identifies it within
-    the power and log laws, else their one-sided bound and the check that failed, or that they are
+    the power and log laws, else that they do not identify it and why (no number), or that they are
     not judged at this scale (fewer d than (F9) needs)."""
     slope = f"over {_d_range(row)} δ₅₀ rises {_fmt(row['slope'], 2)} "
     slope += f"{interval(row['slope_low'], row['slope_high'], 2)} per doubling of d"
     if not math.isfinite(row.get("slope", math.nan)):
         slope = f"{_d_range(row)}"
-    status, low, high = row["limit_status"], row["delta_inf_low"], row["delta_inf_high"]
+    status = row["limit_status"]
     d_max = int(row["d_max"]) if math.isfinite(row["d_max"]) else 0
     free = f"the limit d → ∞ is not determined by d ≤ {d_max} whatever the law"
     if status == "identified":
         return (
-            f"{slope}; {free}; under the power and log laws only, δ∞ ∈ {interval(low, high)} "
+            f"{slope}; {free}; under the power and log laws only, "
+            f"δ∞ ∈ {interval(row['delta_inf_low'], row['delta_inf_high'])} "
             "(growth in ln d and in ln ln d rejected)"
         )
     if status == "not identified":
-        level = f"{_fmt(100 * row.get('level', 0.95))} %"
-        bound = (
-            f"δ∞ > {_fmt(low)} at {level}"
-            if math.isfinite(low)
-            else f"δ∞ < {_fmt(high)} at {level}"
-            if math.isfinite(high)
-            else "no bound"
-        )
-        check = f"; {row['limit_check']}" if row.get("limit_check") else ""
-        return f"{slope}; {free}; under the power and log laws, not identified ({bound}{check})"
+        check = f": {row['limit_check']}" if row.get("limit_check") else ""
+        return f"{slope}; {free}; the power and log laws do not identify it either{check}"
     return f"{slope}; {free}; the limit laws judge no limit with {int(row['n_d'])} d"
 
 

@@ -16,8 +16,8 @@ Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.
   law (their nuisance shape profiled to the linear limit, ν → 0 or d₀ → 0) closes inside the
   declared range (0, ``range_factor`` × max δ₅₀(d)], the better limit law fits the free per-d δ₅₀
   (F9a) and both no-limit alternatives, growth in ln d (F4b) and in ln ln d (F4f), are rejected by
-  the same test; then the union of their intervals.  Otherwise "not identified", with the one-sided
-  bound that every limit law gives (the side a fitting no-limit law runs to left open).  Fewer than
+  the same test; then the union of their intervals.  Otherwise "not identified", with no number (their
+  one-sided bound would hold only inside the family, and out of it often does not).  Fewer than
   ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.  All of this is
   conditional on the power and log laws: no finite d determine a limit whatever the law (F16), so the
   claim on the limit (``claims.claim_limit``) does not read it; the summary carries what is determined,
@@ -452,31 +452,26 @@ def goodness_of_fit_p(like, law_fit):
 
 def limit_verdict(intervals, fits, like, n_d, min_points):
     """(F9): (status, low, high, check) of δ∞ from the limit laws' profile ``intervals`` and the
-    ``fits`` (limit laws and ``NO_LIMIT_CHECKS``).  The bound is taken over every limit law: low =
-    the smallest of their lows, high = the largest of their highs, NaN where any law's side is open.
-    "identified" (within the power and log laws) when every interval closes, the better limit law
-    passes (F9a) and every no-limit law fails it; "not identified" otherwise, with the bound, less
-    the side a fitting no-limit law runs to (both sides where the limit laws themselves misfit);
-    "not tested" below ``min_points`` usable d.  ``check`` says which condition failed."""
+    ``fits`` (limit laws and ``NO_LIMIT_CHECKS``), conditional on the power and log laws.
+    "identified" when every interval closes, the better limit law passes (F9a) and every no-limit law
+    fails it: then the union of the intervals (the smallest low, the largest high); "not identified"
+    otherwise, with no number (their one-sided bound holds only if the truth is one of them, and a
+    limit approached in another shape breaks it, docs/finite_size.md); "not tested" below
+    ``min_points`` usable d.  ``check`` says which condition decided."""
     if n_d < min_points or not intervals:
         return "not tested", np.nan, np.nan, ""
-    lows, highs = [iv.low for iv in intervals.values()], [iv.high for iv in intervals.values()]
-    low = min(lows) if all(np.isfinite(lows)) else np.nan
-    high = max(highs) if all(np.isfinite(highs)) else np.nan
     best = max((fits[law] for law in intervals), key=lambda f: f.loglik)
     best_p = goodness_of_fit_p(like, best)
     if best_p < CHECK_LEVEL:
         return "not identified", np.nan, np.nan, f"the limit laws misfit the per-d δ₅₀ (p = {best_p:.2g})"
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "not identified", low, high, "a limit law's interval does not close"
+    if not all(iv.closed for iv in intervals.values()):
+        return "not identified", np.nan, np.nan, "a limit law's interval does not close"
     for law in NO_LIMIT_CHECKS:
         p = goodness_of_fit_p(like, fits[law])
         if not p < CHECK_LEVEL:  # the data do not reject growth without a limit
-            rising = sl.law_value(law, like.t[-1], fits[law].params) >= sl.law_value(
-                law, 0.0, fits[law].params
-            )
-            bound = (low, np.nan) if rising else (np.nan, high)
-            return "not identified", *bound, f"{NO_LIMIT_TEXT[law]} fits the per-d δ₅₀ (p = {p:.2g})"
+            return "not identified", np.nan, np.nan, f"{NO_LIMIT_TEXT[law]} fits the per-d δ₅₀ (p = {p:.2g})"
+    low = min(iv.low for iv in intervals.values())
+    high = max(iv.high for iv in intervals.values())
     return "identified", low, high, "no growth in ln d or ln ln d fits"
 
 
@@ -501,10 +496,11 @@ def finite_size_analysis(
 
       "per_d": per d, δ₅₀ with s.e. and profile interval, the width, status and censored trials;
       "laws": per law (F4)–(F8) (``law_rows``; a limit law's δ∞ and interval NaN unless δ∞ is
-        identified (F9): the summary carries the bound);
+        identified (F9));
       "summary": one row: the d used, slope per doubling, curvature, width exponent (each with its
         profile interval), the likelihood-ratio p-values of a constant and of no limit, the AICc
-        choice, δ∞'s verdict (F9) with its interval or bound and the check that decided it, the
+        choice, δ∞'s status under the limit laws (F9) with its interval where identified and the
+        check that decided it, δ₅₀ at the largest d with its interval (what (F16) leaves), the
         goodness of fit of each law (F9a), and the bootstrap under the two readings (F10);
       "curves": each fitted law on a grid of d (the figure's lines);
       "decide": (F13) per design, the separations of "δ∞ = ``delta_nn``" and "growth ∝ log d" it
