@@ -43,13 +43,13 @@ def _contains(low, estimate, high):
 
 
 def test_finite_size_analysis_never_crashes_and_its_intervals_contain_their_estimates():
-    """16 random data sets (342 cells): the analysis returns, the slope's interval contains the slope,
+    """12 random data sets (255 cells): the analysis returns, the slope's interval contains the slope,
     each limit law's δ∞ interval (inside the declared range) contains the law's own δ∞, the law table
     writes no δ∞ that (F9) does not identify and no level of a constant that the test of a constant
     rejects."""
     rng = np.random.default_rng(60)
     cells_seen, missed = 0, []
-    for case in range(16):
+    for case in range(12):
         rows = random_cells(rng)
         cells_seen += len(rows)
         out = fs.finite_size_analysis(rows, "x", n_boot=0, diagnostics=False)
@@ -78,7 +78,7 @@ def test_finite_size_analysis_never_crashes_and_its_intervals_contain_their_esti
                 iv = sl.limit_interval(like, f, 0.95, 0.0, range_high)
                 if not _contains(iv.low, iv.estimate, iv.high):
                     missed.append((case, law, iv.low, iv.estimate, iv.high))
-    assert cells_seen > 300
+    assert cells_seen > 250
     assert not missed
 
 
