@@ -1,25 +1,33 @@
-"""The limit verdict and claim 14 on truths inside and outside the limit laws' family, on the product's
-path: ``finite_size_analysis`` (δ∞'s verdict, (F9)) → ``claims.claim_limit`` (docs/finite_size.md).
+"""Claim 14 and what the finite-size analysis reports, on truths drawn from classes that no law of
+the analysis contains, on the product's path: ``finite_size_analysis`` → ``claims.claim_limit``
+(docs/finite_size.md, (F9), (F16)).
 
-Designs: "docs", d = 250, 500, 1000, 2000, 4000 (the docs' cells), and "wide", d = 100 … 102 400 in
-eleven doublings (three decades, the coverage test's).  Five cells per d at δ₅₀(d) + w(d)·{0, ±0.75,
-±1.5} shifted by a uniform draw of ±½ w(d) (a pilot's placement, not the truth's crossing),
-w(d) = 0.8 (d/250)^(−0.35) (GeLU's measured widths), T trials per cell.  Truths of δ₅₀(d), GeLU-like
-(about 6 at d = 250, rising about 0.28 per doubling there), against δ_NN(∞) = 9.52 with the claim's
-tolerance 0.5:
+Truth classes (one random curve per replicate, in t = log₂(d/100), kept apart from the fit: nothing
+here is a law of ``scaling_laws``):
 
-- log: 9.48 − 29.1 / ln(d/0.0514), a limit law (F4e) with δ∞ = 9.48 (claim 14 true);
-- power: 9.48 − 3.43 (d/250)^(−0.118), a limit law (F4d) with δ∞ = 9.48 (claim 14 true);
-- fast: 9.48 − 3 (d/100)^(−0.4), a power law that has nearly reached δ∞ = 9.48 by d = 10⁴ (claim 14
-  true; the control that "identified" and "reproduced" are reachable);
-- lnln: 6 + ln(1 + log₂(d/100)), growth without a limit outside the limit laws (claim 14 false);
-- growth: 6.05 + 0.28 log₂(d/250), pure ln d growth (claim 14 false).
+- limit: a random monotone curve that reaches its limit δ∞ ~ U(8.5, 10.5) at a random t_reach ~ U(2, 16)
+  doublings and stays there: rise A ~ U(1, 4) from t = 0, split over 8 equal pieces of [0, t_reach] by
+  Dirichlet(α) weights, α ~ U(0.3, 3) (piecewise linear, concave or not; approaches faster than any
+  power where t_reach falls inside the measured d);
+- growth: random slow growth without a limit: δ₅₀(0) ~ U(5, 7), slope per doubling b_min + g_k on
+  doubling k, b_min ~ U(0.03, 0.2) (so δ₅₀ → ∞) and g_k ≥ 0 Gamma(0.5) × U(0, 0.3) × a random
+  decay 1/(1 + k)^q, q ~ U(0, 2).
 
-Per truth and T: P(identified); the coverage of the identified intervals (NaN without one); how often
-the reported set (the interval, or the one-sided bound, an open side unbounded) excludes the truth (δ∞
-or +∞); and P(claim 14 wrong): "not reproduced" on a true claim, "reproduced" on a false one.
+Designs: "docs" (d = 250 … 4000, five cells per d at δ₅₀(d) + w(d){0, ±0.75, ±1.5} shifted by a uniform
+±½ w(d), 30 trials), "sparse" (the same d, 5–7 cells per d spread over ±1.5 w(d) and shifted alike,
+10–12 trials), "default" (the default config's sweep: d = 250, 500, 1000, δ = 5, 6, 6.5, 7, 8, 10
+shifted by the truth's δ₅₀(250) − 6.5, 10 trials) and "wide" (d = 100 … 102 400, as "docs").  Widths
+w(d) = 0.8 (d/250)^(−0.35) (GeLU's).  δ_NN(∞) = 9.52, tolerance 0.5: claim 14 is true where
+|δ∞ − 9.52| ≤ 0.5 (limit class), false otherwise.
 
-    python benchmarks/finite_size_verdicts.py [--replicates 100] [--designs docs wide] [--trials 10 30]
+Per class and design: replicates, crashes, wrong claim-14 verdicts ("reproduced" on a false claim,
+"not reproduced" on a true one), beside them the wrong verdicts the limit laws' identified interval
+would give if it decided (reproduced where, widened by the tolerance, it holds δ_NN(∞), not reproduced
+otherwise), the verdicts, how often the limit laws identify δ∞ (F9) and how often that interval,
+labelled "under the power and log laws", covers the truth, and the coverage of the true δ₅₀(d_max) by
+its profile interval (F3), the statement claim 14 rests on.
+
+    python benchmarks/finite_size_verdicts.py [--replicates 100] [--designs docs sparse default wide]
 """
 
 import argparse
@@ -31,77 +39,131 @@ import numpy as np
 from featlearn.analysis import claims
 from featlearn.analysis.finite_size import finite_size_analysis
 
-DESIGNS = {"docs": (250, 500, 1000, 2000, 4000), "wide": tuple(100 * 2**k for k in range(11))}
+D_MIN = 100.0
+DOCS_D = (250, 500, 1000, 2000, 4000)
+DESIGNS = {
+    "docs": DOCS_D,
+    "sparse": DOCS_D,
+    "default": (250, 500, 1000),
+    "wide": tuple(100 * 2**k for k in range(11)),
+}
 OFFSETS = np.array([-1.5, -0.75, 0.0, 0.75, 1.5])
+DEFAULT_GRID = np.array([5.0, 6.0, 6.5, 7.0, 8.0, 10.0])
+"""The default config's GeLU δ grid, centred on 6.5; a truth's replicate moves it to its δ₅₀(250)."""
 DELTA_NN = 9.52
 TOLERANCE = {"finite_size": 0.5}
+CLASSES = ("limit", "growth")
 
-TRUTHS = {
-    "log": (lambda d: 9.48 - 29.1 / np.log(d / 0.0514), 9.48),
-    "power": (lambda d: 9.48 - 3.43 * (d / 250) ** -0.118, 9.48),
-    "fast": (lambda d: 9.48 - 3.0 * (d / 100) ** -0.4, 9.48),
-    "lnln": (lambda d: 6.0 + np.log1p(np.log2(d / 100)), math.inf),
-    "growth": (lambda d: 6.05 + 0.28 * np.log2(d / 250), math.inf),
-}
-"""name → (δ₅₀(d), δ∞; ∞ where there is no limit)."""
+
+def limit_curve(rng):
+    """(δ₅₀(d), δ∞) of the limit class: monotone, piecewise linear in log₂ d, reaching δ∞ at t_reach."""
+    limit, rise, t_reach = rng.uniform(8.5, 10.5), rng.uniform(1, 4), rng.uniform(2, 16)
+    knots = np.linspace(0.0, t_reach, 9)
+    values = (
+        limit
+        - rise
+        + rise * np.concatenate([[0.0], np.cumsum(rng.dirichlet(np.full(8, rng.uniform(0.3, 3))))])
+    )
+    return (lambda d: np.interp(np.log2(np.asarray(d, dtype=float) / D_MIN), knots, values)), limit
+
+
+def growth_curve(rng):
+    """(δ₅₀(d), ∞) of the growth class: slope per doubling b_min + g_k ≥ b_min > 0 on doubling k."""
+    start, b_min = rng.uniform(5, 7), rng.uniform(0.03, 0.2)
+    k = np.arange(40)
+    extra = rng.gamma(0.5, 1.0, k.size) * rng.uniform(0, 0.3) / (1 + k) ** rng.uniform(0, 2)
+    values = start + np.concatenate([[0.0], np.cumsum(b_min + extra)])
+    return (
+        lambda d: np.interp(np.log2(np.asarray(d, dtype=float) / D_MIN), np.arange(values.size), values)
+    ), (math.inf)
+
+
+CURVES = {"limit": limit_curve, "growth": growth_curve}
 
 
 def width(d):
     return 0.8 * (d / 250) ** -0.35
 
 
-def cells(centre, design, trials, rng):
+def cells(centre, design, rng):
     """Rows (d, delta, successes, trials) of ``design`` under δ₅₀(d) = ``centre(d)``."""
     rows = []
     for d in DESIGNS[design]:
-        w = width(d)
-        delta = np.round(centre(d) + w * (OFFSETS + rng.uniform(-0.5, 0.5)), 3)
-        p = 1 / (1 + np.exp(-(delta - centre(d)) / w))
+        w, c = width(d), float(centre(d))
+        if design == "default":
+            delta, trials = DEFAULT_GRID + float(centre(250)) - 6.5, 10
+        elif design == "sparse":
+            offsets = np.linspace(-1.5, 1.5, int(rng.integers(5, 8)))
+            delta, trials = c + w * (offsets + rng.uniform(-0.5, 0.5)), int(rng.integers(10, 13))
+        else:
+            delta, trials = c + w * (OFFSETS + rng.uniform(-0.5, 0.5)), 30
+        delta = np.round(delta, 3)
+        p = 1 / (1 + np.exp(-(delta - c) / w))
         for x, k in zip(delta, rng.binomial(trials, p), strict=True):
             rows.append({"d": d, "delta": float(x), "successes": int(k), "trials": trials})
     return rows
 
 
-def replicate(truth, design, trials, rng):
-    """One data set of ``truth`` through the product's path: (summary row, claim-14 verdict)."""
-    data = cells(TRUTHS[truth][0], design, trials, rng)
-    summary = finite_size_analysis(data, truth, n_boot=0, diagnostics=False)["summary"][0]
+def replicate(truth_class, design, rng):
+    """One truth of the class and one data set through the product's path: (summary row, claim-14
+    verdict, δ∞ of the truth, its δ₅₀ at the design's largest d)."""
+    centre, limit = CURVES[truth_class](rng)
+    data = cells(centre, design, rng)
+    summary = finite_size_analysis(data, truth_class, n_boot=0, diagnostics=False)["summary"][0]
     row = summary | {"delta_nn_long_time": DELTA_NN}
     results = claims.Results(
         read=lambda name: [row] if name == "finite_size_summary.csv" else [], grokking=None
     )
-    return row, claims.claim_limit(results, TOLERANCE)["verdict"]
+    return row, claims.claim_limit(results, TOLERANCE)["verdict"], limit, float(centre(DESIGNS[design][-1]))
 
 
-def wrong(truth, verdict):
+def wrong(limit, verdict):
     """Claim 14 ("the limit is δ_NN(∞)") is true for a limit within the tolerance of δ_NN(∞)."""
-    limit = TRUTHS[truth][1]
     true = math.isfinite(limit) and abs(limit - DELTA_NN) <= TOLERANCE["finite_size"]
     return verdict == (claims.NOT_REPRODUCED if true else claims.REPRODUCED)
 
 
-def excludes(row, limit):
-    """The reported set (identified interval, or one-sided bound; NaN sides open) misses ``limit``."""
-    low = row["delta_inf_low"] if math.isfinite(row["delta_inf_low"]) else -math.inf
-    high = row["delta_inf_high"] if math.isfinite(row["delta_inf_high"]) else math.inf
-    return not low <= limit <= high
+def covers(low, high, value):
+    """low ≤ value ≤ high, a NaN side open."""
+    return (math.isnan(low) or low <= value) and (math.isnan(high) or value <= high)
 
 
-def table(truth, design, trials, replicates, seed):
-    """{identified, coverage, excluded, wrong, verdicts} over seeded replicates of one truth."""
-    rng = np.random.default_rng([seed, list(TRUTHS).index(truth), list(DESIGNS).index(design), trials])
-    limit = TRUTHS[truth][1]
-    rows = [replicate(truth, design, trials, rng) for _ in range(replicates)]
-    identified = [row for row, _ in rows if row["limit_status"] == "identified"]
-    covered = [not excludes(row, limit) for row in identified]
-    verdicts = [v for _, v in rows]
-    return {
-        "identified": len(identified) / replicates,
-        "coverage": float(np.mean(covered)) if covered else math.nan,
-        "excluded": float(np.mean([excludes(row, limit) for row, _ in rows])),
-        "wrong": float(np.mean([wrong(truth, v) for v in verdicts])),
-        "verdicts": {v: verdicts.count(v) for v in dict.fromkeys(verdicts)},
-    }
+def laws_verdict(row):
+    """The verdict the limit laws' identified interval would give if it decided (it does not, (F16)):
+    reproduced where, widened by the tolerance, it holds δ_NN(∞), not reproduced where it does not,
+    undetermined where it is not identified."""
+    if row["limit_status"] != "identified":
+        return claims.UNDETERMINED
+    low, high, tol = row["delta_inf_low"], row["delta_inf_high"], TOLERANCE["finite_size"]
+    return claims.REPRODUCED if low - tol <= DELTA_NN <= high + tol else claims.NOT_REPRODUCED
+
+
+def table(truth_class, design, replicates, seed):
+    """{replicates, crashes, wrong, laws_wrong (``laws_verdict``), verdicts, identified and at_d_max
+    (each (reported, covering the truth))} over seeded replicates of one class on one design."""
+    rng = np.random.default_rng([seed, CLASSES.index(truth_class), list(DESIGNS).index(design)])
+    out = {"replicates": replicates, "crashes": 0, "wrong": 0, "laws_wrong": 0, "verdicts": {}}
+    out |= {"identified": [0, 0], "at_d_max": [0, 0]}
+    for _ in range(replicates):
+        try:
+            row, verdict, limit, at_max = replicate(truth_class, design, rng)
+        except Exception:  # noqa: BLE001 - a crash on valid data is what this counts
+            out["crashes"] += 1
+            continue
+        out["wrong"] += wrong(limit, verdict)
+        out["laws_wrong"] += wrong(limit, laws_verdict(row))
+        out["verdicts"][verdict] = out["verdicts"].get(verdict, 0) + 1
+        if row["limit_status"] == "identified":
+            out["identified"][0] += 1
+            out["identified"][1] += covers(row["delta_inf_low"], row["delta_inf_high"], limit)
+        if math.isfinite(row["delta50_d_max"]):
+            out["at_d_max"][0] += 1
+            out["at_d_max"][1] += covers(row["delta50_d_max_low"], row["delta50_d_max_high"], at_max)
+    return out
+
+
+def _share(pair):
+    return f"{pair[1]}/{pair[0]}" if pair[0] else "—"
 
 
 def main(argv=None):
@@ -109,17 +171,20 @@ def main(argv=None):
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--replicates", type=int, default=100)
-    parser.add_argument("--designs", nargs="+", default=list(DESIGNS))
-    parser.add_argument("--truths", nargs="+", default=list(TRUTHS))
-    parser.add_argument("--trials", type=int, nargs="+", default=[10, 30])
+    parser.add_argument("--designs", nargs="+", default=["docs", "sparse", "default"], choices=list(DESIGNS))
+    parser.add_argument("--classes", nargs="+", default=list(CLASSES), choices=list(CLASSES))
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
-    print("design truth   T   P(identified)  coverage  P(set excludes truth)  P(claim 14 wrong)  verdicts")
-    for design, truth, trials in itertools.product(args.designs, args.truths, args.trials):
-        t = table(truth, design, trials, args.replicates, args.seed)
+    print(
+        "class   design   replicates crashes wrong  (laws' interval deciding)  "
+        "identified by the laws, covering δ∞  δ₅₀(d_max) interval covers  verdicts"
+    )
+    for truth_class, design in itertools.product(args.classes, args.designs):
+        t = table(truth_class, design, args.replicates, args.seed)
         print(
-            f"{design:<6} {truth:<7} {trials:<3} {t['identified']:<14.2f} {t['coverage']:<9.2f} "
-            f"{t['excluded']:<22.2f} {t['wrong']:<18.2f} {t['verdicts']}",
+            f"{truth_class:<7} {design:<8} {t['replicates']:<10} {t['crashes']:<7} {t['wrong']:<6} "
+            f"{t['laws_wrong']:<26} {_share(t['identified']):<37} {_share(t['at_d_max']):<27} "
+            f"{t['verdicts']}",
             flush=True,
         )
 

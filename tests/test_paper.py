@@ -219,6 +219,9 @@ def _summary(status, low, high, delta_nn=9.5, n_d=5):
         "slope": 0.26,
         "slope_low": 0.2,
         "slope_high": 0.32,
+        "delta50_d_max": 7.18,
+        "delta50_d_max_low": 7.05,
+        "delta50_d_max_high": 7.31,
         "limit_status": status,
         "delta_inf_low": low,
         "delta_inf_high": high,
@@ -226,33 +229,48 @@ def _summary(status, low, high, delta_nn=9.5, n_d=5):
     }
 
 
-def test_the_limit_claim_reads_what_the_data_identify():
-    """An identified δ∞ interval widened by the tolerance must contain δ_NN(∞); a limit not identified
-    is undetermined unless its one-sided bound excludes δ_NN(∞) by more than the tolerance (then
-    not reproduced); too few d: not tested.  The text quotes the slope and never a limit the data do
-    not identify."""
+def test_the_limit_claim_is_undetermined_by_finite_d_whatever_the_limit_laws_say():
+    """(F16): no finite d decide a d → ∞ limit, so claim 14 is undetermined whatever the limit laws
+    give, an interval identified within them that contains δ_NN(∞) or one that misses it, no
+    identification, or too few d for them; not tested without a measured δ₅₀.  The text states δ₅₀
+    at the largest d against δ_NN(∞), every limit-law statement labelled as conditional on those
+    laws, and no number for a limit they do not identify."""
     tol = {**TOL, "finite_size": 0.5}
 
     def verdict(*args, **kwargs):
         row = claims.claim_limit(_results(**{"finite_size_summary.csv": [_summary(*args, **kwargs)]}), tol)
         return row["verdict"], row["measured"]
 
-    assert verdict("identified", 8.8, 9.2)[0] == claims.REPRODUCED  # 9.5 is 0.3 above the interval
-    assert verdict("identified", 8.0, 8.6)[0] == claims.NOT_REPRODUCED  # 0.9 above
-    undetermined, text = verdict("not identified", 7.2, math.nan)
-    assert undetermined == claims.UNDETERMINED
-    assert "not determined by d ≤ 4000 (δ∞ > 7.2 at 95 %)" in text and "0.26 [0.2, 0.32] per doubling" in text
-    assert verdict("not identified", 10.2, math.nan)[0] == claims.NOT_REPRODUCED  # excludes 9.5 by 0.7
-    small, text = verdict("not tested", math.nan, math.nan, n_d=3)
-    assert small == claims.NOT_TESTED and "not tested (3 d)" in text
+    for args, kwargs in (
+        (("identified", 8.8, 9.2), {}),
+        (("identified", 8.0, 8.6), {}),
+        (("not identified", math.nan, math.nan), {}),
+        (("not tested", math.nan, math.nan), {"n_d": 3}),
+    ):
+        result, text = verdict(*args, **kwargs)
+        assert result == claims.UNDETERMINED, args
+        assert "at d = 4000 δ₅₀ = 7.18 [7.05, 7.31], δ_NN^RS(∞) − δ₅₀ = 2.3 [2.2, 2.5]" in text
+        assert (
+            "not determined by d ≤ 4000 whatever the law" in text and "0.26 [0.2, 0.32] per doubling" in text
+        )
+    _, text = verdict("not identified", math.nan, math.nan)
+    assert "the power and log laws do not identify it either" in text and "δ∞" not in text
+    _, text = verdict("identified", 8.8, 9.2)
+    assert "under the power and log laws only, δ∞ ∈ [8.8, 9.2]" in text
+    _, text = verdict("not tested", math.nan, math.nan, n_d=3)
+    assert "the limit laws judge no limit with 3 d" in text
     assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED
+    missing = _summary("not tested", math.nan, math.nan, n_d=0) | {"delta50_d_max": math.nan}
+    assert claims.claim_limit(_results(**{"finite_size_summary.csv": [missing]}), tol)["verdict"] == (
+        claims.NOT_TESTED
+    )
 
 
 def test_threshold_claims_quote_a_limit_only_where_it_is_identified():
     fits = [_fit("gelu", 1000, 6.7, 0.1)]
     for status, low, high, expected in (
-        ("not identified", 7.2, math.nan, "limit is not determined"),
-        ("identified", 8.8, 9.9, "δ∞ ∈ [8.8, 9.9]"),
+        ("not identified", math.nan, math.nan, "the power and log laws do not identify it either"),
+        ("identified", 8.8, 9.9, "under the power and log laws only, δ∞ ∈ [8.8, 9.9]"),
     ):
         summary = _summary(status, low, high)
         row = claims.claim_threshold(
@@ -263,7 +281,9 @@ def test_threshold_claims_quote_a_limit_only_where_it_is_identified():
             "gelu_threshold",
             "GeLU",
         )
-        assert expected in row["measured"]
+        assert (
+            expected in row["measured"] and "not determined by d ≤ 4000 whatever the law" in row["measured"]
+        )
         assert ("δ∞ ∈" in row["measured"]) == (status == "identified")
 
 
@@ -314,24 +334,31 @@ def test_threshold_claim_states_its_d_and_where_the_verdict_changes():
 
 
 def test_law_rows_print_a_limit_only_where_it_is_identified():
-    """The manuscript's law table: the constant law's level is labelled "constant"; a limit law's δ∞
-    is a number only where the model's δ∞ is identified, else the verdict."""
+    """The manuscript's law table: the constant law's level is labelled "constant", and "constant
+    rejected" where the analysis left it out (NaN); a limit law's δ∞ is a number only where the
+    model's δ∞ is identified, else the verdict."""
     from featlearn.analysis import manuscript_numbers as mn
 
-    def law(name, value, low, high):
+    def law(name, value, low, high, key="delta_inf"):
         return {"model": "quad", "law": name, "delta_aicc": 0.0, "lr_p": 0.5, "gof_p": 0.4}, {
-            "delta_inf": value,
-            "delta_inf_low": low,
-            "delta_inf_high": high,
+            "delta_inf": math.nan,
+            "level": math.nan,
+            key: value,
+            f"{key}_low": low,
+            f"{key}_high": high,
             "loo_status": "too few d (2)",
             "d_left_out": 1000.0,
         }
 
-    rows = [a | b for a, b in (law("constant", 6.5, 6.27, 6.74), law("power", 4.07, 3.8, math.nan))]
+    rows = [a | b for a, b in (law("constant", 6.5, 6.27, 6.74, "level"), law("power", 4.07, 3.8, math.nan))]
     for status, expected in (("not tested", "δ∞ not tested"), ("identified", "4.07 [3.8, ∞]")):
         out = mn.finite_size_rows(rows, [{"model": "quad", "limit_status": status}])
         assert out[0]["delta_inf"] == "constant 6.5 [6.27, 6.74]"
         assert out[1]["delta_inf"] == expected
+    rejected = [a | b for a, b in (law("constant", math.nan, math.nan, math.nan, "level"),)]
+    assert mn.finite_size_rows(rejected, [{"model": "quad", "limit_status": "identified"}])[0][
+        "delta_inf"
+    ] == ("constant rejected")
 
 
 def test_the_theory_threshold_claim_names_the_rs_number_its_error_and_state():
@@ -353,3 +380,22 @@ def test_the_theory_threshold_claim_names_the_rs_number_its_error_and_state():
         claims.claim_theory_threshold(wide, {"theory_threshold": 0.5}, {"gelu": 6.0})["verdict"]
         == claims.REPRODUCED
     )
+
+
+def test_plateau_threshold_rows_write_a_limit_only_where_the_laws_identify_it():
+    """The manuscript's δ_NN^GD row at d = ∞: the interval labelled as conditional on the approach
+    laws where (O21) identifies it under them, else the status and no number."""
+    from featlearn.analysis import manuscript_numbers as mn
+
+    base = {"activation": "gelu", "d": "inf", "delta_spec": math.nan, "delta_spec_low": math.nan}
+    base |= {"delta_spec_high": math.nan, "delta_nn_rs": 9.13}
+    identified = base | {"delta_nn_gd": 9.9, "delta_nn_gd_low": 9.7, "delta_nn_gd_high": 10.5}
+    identified["limit_status"] = "identified under the laws"
+    undetermined = base | dict.fromkeys(("delta_nn_gd", "delta_nn_gd_low", "delta_nn_gd_high"), math.nan)
+    undetermined["limit_status"] = "undetermined (2 d: no law can be rejected)"
+    out = mn.plateau_threshold_rows([identified, undetermined])
+    assert (
+        out[0]["d"] == "∞"
+        and out[0]["delta_nn_gd"] == "9.9 [9.7, 10.5] (under the laws d^−1, d^−2/3, d^−1/2)"
+    )
+    assert out[1]["delta_nn_gd"] == "undetermined (2 d: no law can be rejected)"

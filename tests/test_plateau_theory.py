@@ -8,8 +8,10 @@ import pytest
 
 from featlearn.analysis.plateau_theory import (
     extrapolate,
+    growth_fit,
     law_fits,
     law_robust_verdict,
+    limit_status,
     observable_rows,
     plateau_threshold_rows,
 )
@@ -70,9 +72,9 @@ def test_a_plateau_on_the_fixed_point_agrees_and_one_six_percent_above_disagrees
     disagrees, with a gap interval that holds the true gap."""
     data = cells(lambda d, delta: 0.8 + 30.0 / d, sd=0.002)
     same = observable_rows("gelu", data, fixed_point(0.8))
-    assert {r["verdict"] for r in same} == {"agrees"}
+    assert {r["verdict"] for r in same} == {"agrees under the laws"}
     lower = observable_rows("gelu", data, fixed_point(0.8 / 1.06))
-    assert {r["verdict"] for r in lower} == {"disagrees"}
+    assert {r["verdict"] for r in lower} == {"disagrees under the laws"}
     true_gap = 0.8 - 0.8 / 1.06
     assert all(r["gap_low"] <= true_gap <= r["gap_high"] for r in lower)
 
@@ -83,9 +85,10 @@ def test_a_one_over_sqrt_d_truth_is_judged_under_its_own_law():
     d = np.array(DS, float)
     fits = law_fits(d, 0.8 + 3.0 / np.sqrt(d), np.full(d.size, 7e-4))
     assert [tag for tag, f in fits.items() if f["admissible"]] == ["inv_sqrt_d"]
-    word, gap, low, high = law_robust_verdict(fits, 0.8, 0.0)
-    assert word == "agrees" and math.isnan(gap) and low <= 0.0 <= high
-    assert law_robust_verdict(fits, 0.79, 0.0)[0] == "disagrees"
+    growth = growth_fit(d, 0.8 + 3.0 / np.sqrt(d), np.full(d.size, 7e-4))
+    word, gap, low, high = law_robust_verdict(fits, growth, 0.8, 0.0)
+    assert word == "agrees under the laws" and math.isnan(gap) and low <= 0.0 <= high
+    assert law_robust_verdict(fits, growth, 0.79, 0.0)[0] == "disagrees under the laws"
 
 
 def test_a_truth_outside_every_law_is_not_judged():
@@ -100,13 +103,18 @@ def test_a_truth_outside_every_law_is_not_judged():
 def test_laws_that_disagree_leave_the_verdict_undetermined():
     """The bulk edge's case: an edge at 0 approached as 0.6/√d, seen at d = 300, 600, 1200 with
     s.e. 0.003. No law is rejected; under 1/d the limit is positive (0.012, interval clear of 0),
-    under 1/√d it is 0, so (O20) is undetermined, and the gap's interval (the union) holds 0."""
+    under 1/√d it is 0, so (O20) is undetermined, and the gap's interval (the union) holds 0 (the
+    growth alternative taken as rejected here; on these three points it fits, which alone leaves the
+    verdict undetermined)."""
     d = np.array([300.0, 600.0, 1200.0])
     fits = law_fits(d, 0.6 / np.sqrt(d), np.full(d.size, 0.003))
     assert all(f["admissible"] for f in fits.values())
     assert fits["inv_d"]["limit"] - 1.96 * fits["inv_d"]["limit_se"] > 0
-    word, gap, low, high = law_robust_verdict(fits, 0.0, 0.0)
+    rejected = {"admissible": False, "gof_p": 0.0, "n_d": 3}
+    word, gap, low, high = law_robust_verdict(fits, rejected, 0.0, 0.0)
     assert word == "undetermined (laws disagree)"
+    growth = growth_fit(d, 0.6 / np.sqrt(d), np.full(d.size, 0.003))
+    assert law_robust_verdict(fits, growth, 0.0, 0.0)[0].startswith("undetermined (growth in ln d fits")
     assert gap == pytest.approx(fits["inv_d"]["limit"]) and low < 0 < high
 
 
@@ -127,14 +135,38 @@ def test_the_plateau_threshold_extrapolates_the_margin_zero():
 
 
 def test_two_d_check_no_law():
-    """With two d no law can be rejected: a truth flat in d agrees under every law and says the laws
-    are unchecked; a 30/d truth extrapolates differently under 1/d and 1/√d, so it is undetermined."""
+    """With two d no law can be rejected, so no limit is judged: a truth flat in d and a 30/d truth
+    are both undetermined, and their rows carry no level."""
     two = [600, 1200]
-    flat = [c for c in cells(lambda d, delta: 0.8) if c["d"] in two]
-    assert {r["verdict"] for r in observable_rows("gelu", flat, fixed_point(0.8))} == {
-        "agrees (laws unchecked: 2 d)"
-    }
-    sloped = [c for c in cells(lambda d, delta: 0.8 + 30.0 / d) if c["d"] in two]
-    assert {r["verdict"] for r in observable_rows("gelu", sloped, fixed_point(0.8))} == {
-        "undetermined (laws disagree)"
-    }
+    for law in (lambda d, delta: 0.8, lambda d, delta: 0.8 + 30.0 / d):
+        rows = observable_rows("gelu", [c for c in cells(law) if c["d"] in two], fixed_point(0.8))
+        assert {r["verdict"] for r in rows} == {"undetermined (2 d: no law can be rejected)"}
+        assert all(math.isnan(r["limit"]) and math.isnan(r["limit_inv_d"]) for r in rows)
+
+
+def test_the_plateau_thresholds_limit_is_judged_with_a_no_limit_alternative():
+    """(O21) judged as every limit: with two d it is undetermined and no level is written; a margin
+    zero growing in ln d (9 + 0.3 log₂(d/600)) is fitted by growth in ln d, so it is undetermined
+    too, with no level in the d → ∞ row and no δ_spec set against one; 9 + 600/d is identified under
+    the laws, its growth alternative rejected; where an approach law and growth both fit (noisy
+    thresholds), undetermined."""
+    roots = {"growth": lambda d: 9.0 + 0.3 * np.log2(d / 600.0), "limit": lambda d: 9.0 + 600.0 / d}
+    spec = {d: (9.3, 9.1, 9.5) for d in DS}
+    deltas = (8.5, 9.0, 9.5, 10.0, 10.5)
+    for name, root in roots.items():
+        data = cells(lambda d, delta: 0.8, deltas=deltas, margin_root=root)
+        limit = plateau_threshold_rows("gelu", data, 9.13, spec)[-1]
+        two = plateau_threshold_rows("gelu", [c for c in data if c["d"] in (600, 1200)], 9.13, spec)
+        assert two[-1]["limit_status"] == "undetermined (2 d: no law can be rejected)"
+        assert math.isnan(two[-1]["delta_nn_gd"]) and math.isnan(two[-1]["delta_nn_gd_low"])
+        assert all(math.isnan(two[-1][f"limit_{tag}"]) for tag in ("inv_d", "inv_d2_3", "inv_sqrt_d"))
+        if name == "growth":  # every approach law misfits it here
+            assert limit["limit_status"] == "undetermined (every law rejected)"
+            assert math.isnan(limit["delta_nn_gd_low"]) and math.isnan(limit["limit_inv_d"])
+        else:
+            assert limit["limit_status"] == "identified under the laws" and limit["gof_p_growth"] < 0.05
+            assert limit["delta_nn_gd_low"] <= 9.0 <= limit["delta_nn_gd_high"]
+    noisy = np.array([0.3, 0.3, 0.3, 0.3])
+    laws = law_fits(np.array(DS, float), 9.0 + 600.0 / np.array(DS), noisy)
+    growth = growth_fit(np.array(DS, float), 9.0 + 600.0 / np.array(DS), noisy)
+    assert limit_status(laws, growth).startswith("undetermined (growth in ln d fits, p = ")

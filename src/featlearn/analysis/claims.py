@@ -3,7 +3,8 @@ results tables with the tolerances of the config (``claims.tolerance``), never w
 
 Verdicts: "reproduced" (within tolerance), "partly" (within twice the tolerance, or one of two
 parts), "not reproduced" (the data contradict it), "undetermined" (the data cannot decide: a d → ∞
-limit that d ≤ d_max does not identify, whose bound does not exclude the claim), "not tested at
+limit, which no finite d determine without an assumption on the law beyond them, docs/finite_size.md
+(F16)), "not tested at
 this scale" (the result a claim needs is missing, or its fit failed).  A threshold's uncertainty is
 its 95 % profile interval (docs/finite_size.md, (F3)).  A claim's row holds the paper's statement,
 the measured value(s) with their uncertainty, the tolerance and the verdict, and the table it was
@@ -147,32 +148,28 @@ def _d_range(row):
 
 
 def finite_size_text(row):
-    """What a model's finite-size analysis decides, in words: the slope per doubling and δ∞ where it
-    is identified; otherwise that the limit is not determined (with the one-sided bound the profile
-    gives) or not tested at this scale."""
+    """What a model's finite-size analysis says, in words: the slope per doubling over the measured d,
+    that no finite d determine the limit by themselves (docs/finite_size.md, (F16)), and what the
+    limit laws give, labelled as conditional on them: δ∞'s interval where (F9) identifies it within
+    the power and log laws, else that they do not identify it and why (no number), or that they are
+    not judged at this scale (fewer d than (F9) needs)."""
     slope = f"over {_d_range(row)} δ₅₀ rises {_fmt(row['slope'], 2)} "
     slope += f"{interval(row['slope_low'], row['slope_high'], 2)} per doubling of d"
     if not math.isfinite(row.get("slope", math.nan)):
         slope = f"{_d_range(row)}"
-    status, low, high = row["limit_status"], row["delta_inf_low"], row["delta_inf_high"]
+    status = row["limit_status"]
     d_max = int(row["d_max"]) if math.isfinite(row["d_max"]) else 0
+    free = f"the limit d → ∞ is not determined by d ≤ {d_max} whatever the law"
     if status == "identified":
         return (
-            f"{slope}; d → ∞: δ∞ ∈ {interval(low, high)} (identified by d ≤ {d_max} within the power and "
-            "log laws; growth in ln d and in ln ln d rejected)"
+            f"{slope}; {free}; under the power and log laws only, "
+            f"δ∞ ∈ {interval(row['delta_inf_low'], row['delta_inf_high'])} "
+            "(growth in ln d and in ln ln d rejected)"
         )
     if status == "not identified":
-        level = f"{_fmt(100 * row.get('level', 0.95))} %"
-        bound = (
-            f"δ∞ > {_fmt(low)} at {level}"
-            if math.isfinite(low)
-            else f"δ∞ < {_fmt(high)} at {level}"
-            if math.isfinite(high)
-            else "no bound"
-        )
-        check = f"; {row['limit_check']}" if row.get("limit_check") else ""
-        return f"{slope}; the limit is not determined by d ≤ {d_max} ({bound}{check})"
-    return f"{slope}; the limit is not tested ({int(row['n_d'])} d)"
+        check = f": {row['limit_check']}" if row.get("limit_check") else ""
+        return f"{slope}; {free}; the power and log laws do not identify it either{check}"
+    return f"{slope}; {free}; the limit laws judge no limit with {int(row['n_d'])} d"
 
 
 def _sweep_finite_size(results, sweep):
@@ -437,39 +434,35 @@ def claim_theory_threshold(results, tol, paper):
 
 
 def claim_limit(results, tol):
-    """GD's d → ∞ threshold is the theory's: per finite-size model with a δ_NN(∞)
-    (``finite_size_summary.csv``, docs/finite_size.md (F9)): where δ∞ is identified (within the power
-    and log laws, with the better one fitting the per-d δ₅₀ and growth in ln d and in ln ln d
-    rejected, (F9a)), its profile interval widened by the tolerance must contain δ_NN(∞); where it is
-    not, a one-sided bound that excludes δ_NN(∞) by more than the tolerance contradicts the claim, and
-    otherwise the model is undetermined; below the usable d a limit needs, not tested.  Reproduced if
-    every model agrees, partly for some (``all_or_some``, undetermined models counting as unknown);
-    undetermined when no model decides and one is undetermined."""
-    parts, text, undetermined = [], [], False
+    """GD's d → ∞ threshold is the theory's, judged only on evidence that holds whatever law δ₅₀(d)
+    follows between and beyond the measured d (docs/finite_size.md, (F16)).  Any curve that passes
+    through the measured δ₅₀(d) can go on to any limit, or to none, so the likelihood of the cells is
+    the same for every limit: no finite d reproduce or contradict a claim about d → ∞, and the verdict
+    is undetermined wherever a model with a δ_NN(∞) has a measured δ₅₀ (not tested where none has).
+    The row states what the data do determine, δ₅₀ at the largest d with its profile interval (F3)
+    against δ_NN(∞), and what the limit laws give, labelled as conditional on them
+    (``finite_size_text``)."""
+    text = []
     for model, row in _finite_size(results).items():
         limit = row["delta_nn_long_time"]
-        if not math.isfinite(limit):
+        value = row.get("delta50_d_max", math.nan)
+        if not (math.isfinite(limit) and math.isfinite(value)):
             continue
-        text.append(f"{model}: {finite_size_text(row)} vs δ_NN^RS(∞) = {_fmt(limit)}")
-        low, high = row["delta_inf_low"], row["delta_inf_high"]
-        gap = max(
-            low - limit if math.isfinite(low) else 0.0, limit - high if math.isfinite(high) else 0.0, 0.0
+        low, high = row["delta50_d_max_low"], row["delta50_d_max_high"]
+        text.append(
+            f"{model}: at d = {int(row['d_max'])} δ₅₀ = {_fmt(value)} {interval(low, high)}, "
+            f"δ_NN^RS(∞) − δ₅₀ = {_fmt(limit - value, 2)} {interval(limit - high, limit - low, 2)}; "
+            f"{finite_size_text(row)}"
         )
-        if row["limit_status"] == "identified":
-            parts.append(gap <= tol["finite_size"])
-        elif row["limit_status"] == "not identified" and gap > tol["finite_size"]:
-            parts.append(False)
-        else:
-            undetermined |= row["limit_status"] == "not identified"
-            parts.append(None)
-    verdict = all_or_some(parts)
-    if verdict == NOT_TESTED and undetermined:
-        verdict = UNDETERMINED
+    reason = (
+        "undetermined by any finite d: a limit d → ∞ needs an assumption on δ₅₀ beyond the largest d, and "
+        "a bound under the power and log laws holds only if the truth is one of them"
+    )
     return _row(
         "GD's d → ∞ threshold is the theory's δ_NN(∞) (the phase transition the theory locates)",
-        "; ".join(text) or "no finite-size model with a theory value",
+        "; ".join(text) + f" ({reason})" if text else "no finite-size model with a theory value",
         tol["finite_size"],
-        verdict,
+        UNDETERMINED if text else NOT_TESTED,
         "finite_size_summary.csv",
     )
 

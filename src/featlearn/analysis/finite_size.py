@@ -16,14 +16,18 @@ Input: per (d, δ) cell the successes k and trials n (rows like ``<sweep>_cells.
   law (their nuisance shape profiled to the linear limit, ν → 0 or d₀ → 0) closes inside the
   declared range (0, ``range_factor`` × max δ₅₀(d)], the better limit law fits the free per-d δ₅₀
   (F9a) and both no-limit alternatives, growth in ln d (F4b) and in ln ln d (F4f), are rejected by
-  the same test; then the union of their intervals.  Otherwise "not identified", with the one-sided
-  bound that every limit law gives (the side a fitting no-limit law runs to left open).  Fewer than
-  ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.
+  the same test; then the union of their intervals.  Otherwise "not identified", with no number (their
+  one-sided bound would hold only inside the family, and out of it often does not).  Fewer than
+  ``min_points`` usable d: "not tested".  The leave-out (F8) is a diagnostic only.  All of this is
+  conditional on the power and log laws: no finite d determine a limit whatever the law (F16), so the
+  claim on the limit (``claims.claim_limit``) does not read it; the summary carries what is determined,
+  δ₅₀ at the largest d with its profile interval.
 - A parametric bootstrap (F10) under each of the two readings compared in (F13) ("δ∞ = δ_NN(∞)" and
   "growth ∝ log d") resamples every cell, refits the asymptotic laws and chooses among them by AICc:
   how often each law is chosen under each reading, i.e. how well the choice tells them apart.
-- What would decide (F13): which added doublings of d and trials per cell separate "δ∞ = δ_NN(∞)"
-  from "growth ∝ log d" at 2σ on expected counts, each priced by a caller's cost model.
+- What would separate two readings within the laws (F13): which added doublings of d and trials per
+  cell separate "δ∞ = δ_NN(∞)" from "growth ∝ log d" with 80 % power on expected counts, each priced
+  by a caller's cost model (no design decides the limit itself, (F16)).
 - The collapse of every d onto one logistic (F11) and the second pass's δ placement (F12).
 """
 
@@ -400,8 +404,9 @@ def cheapest_decision(rows):
 
 def law_rows(model, cells, ds, like, fits, level, range_high):
     """Per law: fit, ℓ, AICc, the nested likelihood-ratio p-value, the goodness of fit against free
-    per-d δ₅₀ (F9a), δ∞ and its profile interval (limit laws, F5), the parameters, and the leave-out
-    (F8, a diagnostic)."""
+    per-d δ₅₀ (F9a), δ∞ and its profile interval (limit laws, F5; the caller blanks them unless (F9)
+    identifies δ∞), the constant's level with its interval (``level``; NaN where the constant is
+    rejected, ``constant_rejected``), the parameters, and the leave-out (F8, a diagnostic)."""
     n_obs = sum(cells[d].delta.size for d in ds)
     criteria = information_criteria(fits, n_obs)
     leave_out = leave_largest_out(cells, ds, LAWS)
@@ -416,16 +421,24 @@ def law_rows(model, cells, ds, like, fits, level, range_high):
         row |= {"lr_p": nested_p_value(fits, law), "gof_p": goodness_of_fit_p(like, f)}
         row |= {"a": params[0], "b": params[1], "shape": params[2]}
         row["d0"] = like.d_ref * 2 ** (-1 / params[2]) if law == "log" and f.status == "ok" else np.nan
-        row |= {"delta_inf": f.delta_inf, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
+        row |= {"delta_inf": np.nan, "delta_inf_low": np.nan, "delta_inf_high": np.nan}
+        row |= {"level": np.nan, "level_low": np.nan, "level_high": np.nan}
         if law in sl.LIMIT_LAWS and f.status == "ok":
             iv = sl.limit_interval(like, f, level, 0.0, range_high)
             intervals[law] = iv
-            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
-        elif law == "constant" and f.status == "ok":
+            row |= {"delta_inf": f.delta_inf, "delta_inf_low": iv.low, "delta_inf_high": iv.high}
+        elif law == "constant" and f.status == "ok" and not constant_rejected(like, fits):
             iv = sl.parameter_interval(like, f, 0, level)
-            row |= {"delta_inf_low": iv.low, "delta_inf_high": iv.high}
+            row |= {"level": iv.estimate, "level_low": iv.low, "level_high": iv.high}
         rows.append(row | leave_out[law])
     return rows, intervals
+
+
+def constant_rejected(like, fits):
+    """The constant law (F4a) fails its goodness of fit (F9a) or the likelihood ratio against the
+    linear law (F6), at ``CHECK_LEVEL``: its level is then reported nowhere."""
+    tests = (goodness_of_fit_p(like, fits["constant"]), nested_p_value(fits, "linear"))
+    return any(p < CHECK_LEVEL for p in tests)
 
 
 def goodness_of_fit_p(like, law_fit):
@@ -439,31 +452,26 @@ def goodness_of_fit_p(like, law_fit):
 
 def limit_verdict(intervals, fits, like, n_d, min_points):
     """(F9): (status, low, high, check) of δ∞ from the limit laws' profile ``intervals`` and the
-    ``fits`` (limit laws and ``NO_LIMIT_CHECKS``).  The bound is taken over every limit law: low =
-    the smallest of their lows, high = the largest of their highs, NaN where any law's side is open.
-    "identified" (within the power and log laws) when every interval closes, the better limit law
-    passes (F9a) and every no-limit law fails it; "not identified" otherwise, with the bound, less
-    the side a fitting no-limit law runs to (both sides where the limit laws themselves misfit);
-    "not tested" below ``min_points`` usable d.  ``check`` says which condition failed."""
+    ``fits`` (limit laws and ``NO_LIMIT_CHECKS``), conditional on the power and log laws.
+    "identified" when every interval closes, the better limit law passes (F9a) and every no-limit law
+    fails it: then the union of the intervals (the smallest low, the largest high); "not identified"
+    otherwise, with no number (their one-sided bound holds only if the truth is one of them, and a
+    limit approached in another shape breaks it, docs/finite_size.md); "not tested" below
+    ``min_points`` usable d.  ``check`` says which condition decided."""
     if n_d < min_points or not intervals:
         return "not tested", np.nan, np.nan, ""
-    lows, highs = [iv.low for iv in intervals.values()], [iv.high for iv in intervals.values()]
-    low = min(lows) if all(np.isfinite(lows)) else np.nan
-    high = max(highs) if all(np.isfinite(highs)) else np.nan
     best = max((fits[law] for law in intervals), key=lambda f: f.loglik)
     best_p = goodness_of_fit_p(like, best)
     if best_p < CHECK_LEVEL:
         return "not identified", np.nan, np.nan, f"the limit laws misfit the per-d δ₅₀ (p = {best_p:.2g})"
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "not identified", low, high, "a limit law's interval does not close"
+    if not all(iv.closed for iv in intervals.values()):
+        return "not identified", np.nan, np.nan, "a limit law's interval does not close"
     for law in NO_LIMIT_CHECKS:
         p = goodness_of_fit_p(like, fits[law])
         if not p < CHECK_LEVEL:  # the data do not reject growth without a limit
-            rising = sl.law_value(law, like.t[-1], fits[law].params) >= sl.law_value(
-                law, 0.0, fits[law].params
-            )
-            bound = (low, np.nan) if rising else (np.nan, high)
-            return "not identified", *bound, f"{NO_LIMIT_TEXT[law]} fits the per-d δ₅₀ (p = {p:.2g})"
+            return "not identified", np.nan, np.nan, f"{NO_LIMIT_TEXT[law]} fits the per-d δ₅₀ (p = {p:.2g})"
+    low = min(iv.low for iv in intervals.values())
+    high = max(iv.high for iv in intervals.values())
     return "identified", low, high, "no growth in ln d or ln ln d fits"
 
 
@@ -488,10 +496,11 @@ def finite_size_analysis(
 
       "per_d": per d, δ₅₀ with s.e. and profile interval, the width, status and censored trials;
       "laws": per law (F4)–(F8) (``law_rows``; a limit law's δ∞ and interval NaN unless δ∞ is
-        identified (F9): the summary carries the bound);
+        identified (F9));
       "summary": one row: the d used, slope per doubling, curvature, width exponent (each with its
         profile interval), the likelihood-ratio p-values of a constant and of no limit, the AICc
-        choice, δ∞'s verdict (F9) with its interval or bound and the check that decided it, the
+        choice, δ∞'s status under the limit laws (F9) with its interval where identified and the
+        check that decided it, δ₅₀ at the largest d with its interval (what (F16) leaves), the
         goodness of fit of each law (F9a), and the bootstrap under the two readings (F10);
       "curves": each fitted law on a grid of d (the figure's lines);
       "decide": (F13) per design, the separations of "δ∞ = ``delta_nn``" and "growth ∝ log d" it
@@ -518,6 +527,8 @@ def finite_size_analysis(
     summary["d_used"] = ",".join(str(int(d)) for d in ds)
     summary["cells"] = int(sum(cells[d].delta.size for d in ds))
     summary["trials"] = int(sum(cells[d].trials.sum() for d in ds))
+    at_max = next((r for r in per_d if ds and r["d"] == ds[-1]), {})  # determined whatever the law (F16)
+    summary |= {f"delta50_d_max{end}": at_max.get(f"delta50{end}", np.nan) for end in ("", "_low", "_high")}
     if not ds:
         empty = {"laws": [], "curves": [], "decide": [], "collapse": [], "collapse_quality": []}
         return {"per_d": per_d, "summary": [summary | {"limit_status": "not tested"}], **empty}
@@ -769,12 +780,13 @@ def report(out):
             f"  ({r['status']}, {r['censored']} censored)"
         )
     lines.append(
-        "  law        loglik     dAICc  LR p    fit p   delta_inf [95% profile]          leave-out z"
+        "  law        loglik     dAICc  LR p    fit p   level or identified delta_inf [95%]  leave-out z"
     )
     for r in out["laws"]:
+        key = "level" if r["law"] == "constant" else "delta_inf"  # NaN (—) where rejected or not identified
         lines.append(
             f"  {r['law']:<10} {_text(r['loglik'], 6):>9}  {_text(r['delta_aicc']):>6}"
-            f"  {_text(r['lr_p'], 2):>6}  {_text(r['gof_p'], 2):>6}  {_with_interval(r, 'delta_inf'):<32}"
+            f"  {_text(r['lr_p'], 2):>6}  {_text(r['gof_p'], 2):>6}  {_with_interval(r, key):<36}"
             f" {_text(r.get('loo_z', np.nan), 2)}"
         )
     for s in out["summary"]:
@@ -784,7 +796,9 @@ def report(out):
             f"  width exponent {_with_interval(s, 'width_exponent')}",
             f"  constant: p = {_text(s.get('constant_p'), 2)};"
             f" no limit: p = {_text(s.get('no_limit_p'), 2)}; AICc choice {s.get('aicc_best')}",
-            f"  delta_inf: {s['limit_status']}"
+            f"  delta_inf: not determined by d <= {_text(s.get('d_max'), 6)} whatever the law (F16);"
+            f" delta50(d_max) = {_with_interval(s, 'delta50_d_max')}",
+            f"  delta_inf under the power and log laws only: {s['limit_status']}"
             f" [{_text(s.get('delta_inf_low'))}, {_text(s.get('delta_inf_high'))}]"
             f" (declared range (0, {_text(s.get('range_high'))}]; {s.get('limit_check', '')};"
             f" growth in ln ln d fits with p = {_text(s.get('gof_p_loglog'), 2)})",
@@ -801,7 +815,8 @@ def report(out):
 def main(argv=None):
     """``python -m featlearn.analysis.finite_size CELLS.csv …``: the analysis of any cells tables
     (one per sweep, or several holding the same sweep, e.g. a cluster run beside the quick one),
-    printed per sweep; ``--out DIR`` writes its tables too."""
+    printed per sweep; ``--delta-nn SWEEP=VALUE`` gives a sweep the δ_NN(∞) its bootstrap (F10) and
+    designs (F13) compare with; ``--out DIR`` writes its tables too."""
     from featlearn.io.results import read_csv, write_csv
 
     parser = argparse.ArgumentParser(
@@ -810,7 +825,19 @@ def main(argv=None):
     parser.add_argument(
         "cells", nargs="+", type=Path, help="<sweep>_cells.csv tables (columns d, delta, successes, trials)"
     )
-    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap replicates (F10)")
+    parser.add_argument(
+        "--delta-nn",
+        action="append",
+        default=[],
+        metavar="SWEEP=VALUE",
+        help="delta_NN(inf) of a sweep: the two readings of the bootstrap (F10) and of (F13) need it",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap replicates (F10), for the sweeps given --delta-nn",
+    )
     parser.add_argument("--level", type=float, default=0.95, help="level of every interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument(
@@ -819,6 +846,12 @@ def main(argv=None):
     parser.add_argument("--min-points", type=int, default=4, help="usable d needed to judge delta_inf")
     parser.add_argument("--out", type=Path, help="directory for the tables (finite_size_<part>.csv)")
     args = parser.parse_args(argv)
+    delta_nn = {}
+    for item in args.delta_nn:
+        sweep, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--delta-nn takes SWEEP=VALUE, got {item!r}")
+        delta_nn[sweep] = float(value)
     by_sweep = {}
     for path in args.cells:
         for r in read_csv(path):
@@ -826,7 +859,14 @@ def main(argv=None):
     tables = {}
     for sweep, sweep_rows in by_sweep.items():
         out = finite_size_analysis(
-            sweep_rows, sweep, args.bootstrap, (args.seed,), args.level, args.range_factor, args.min_points
+            sweep_rows,
+            sweep,
+            args.bootstrap,
+            (args.seed,),
+            args.level,
+            args.range_factor,
+            args.min_points,
+            delta_nn.get(sweep, np.nan),
         )
         print(report(out))
         for part, part_rows in out.items():

@@ -132,10 +132,14 @@ def _interval(value, low, high):
 
 
 def _law_level(row, status):
-    """A law row's column of levels: the constant's level a with its profile interval; a limit law's
-    δ∞ with its interval only where the model's δ∞ is identified (F9), else the verdict; "none"."""
+    """A law row's column of levels: the constant law's level a with its profile interval where the
+    constant is not rejected (``finite_size.constant_rejected``), else "constant rejected"; a limit
+    law's δ∞ with its interval only where the model's δ∞ is identified within the power and log laws
+    (F9), else that status; "none"."""
     if row["law"] == "constant":
-        return "constant " + _interval(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
+        if math.isnan(row["level"]):
+            return "constant rejected"
+        return "constant " + _interval(row["level"], row["level_low"], row["level_high"])
     if row["law"] in ("power", "log"):
         if status == "identified":
             return _interval(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
@@ -198,8 +202,10 @@ def decide_text(row):
     """What separating "δ∞ = δ_NN(∞)" from "growth ∝ log d" would take (docs/finite_size.md, (F13),
     (F13a)), from a finite_size_summary.csv row: the cheapest design with 80 % power under both
     readings at every width exponent in μ's interval, its core-hours and memory per job, or the
-    largest d searched and the best power found; "" for a model without δ_NN(∞)."""
-    readings = "δ∞ = δ_NN(∞) from growth ∝ log d with 80 % power"
+    largest d searched and the best power found; "" for a model without δ_NN(∞).  Two readings
+    within the limit laws: no design decides claim 14 (F16), and the text says so."""
+    readings = "δ∞ = δ_NN(∞) from growth ∝ log d (two readings within the limit laws; no finite d decide "
+    readings += "the limit itself) with 80 % power"
     mus = (row.get("width_exponent_low", math.nan), row.get("width_exponent_high", math.nan))
     if all(math.isfinite(mu) for mu in mus):
         readings += f" at every width exponent μ in [{fmt(mus[0], 2)}, {fmt(mus[1], 2)}]"
@@ -251,6 +257,17 @@ def _limit_interval(value, low, high):
     return _interval(value, low, high)
 
 
+def _limit_text(row):
+    """δ_NN^GD of a plateau_threshold.csv row: per d its value and interval; at d = ∞ the interval
+    labelled as conditional on the approach laws where (O21) identifies it under them, else the
+    row's ``limit_status`` (no level of an unidentified limit)."""
+    text = _limit_interval(row["delta_nn_gd"], row["delta_nn_gd_low"], row["delta_nn_gd_high"])
+    status = row.get("limit_status")
+    if not isinstance(status, str) or not status:
+        return text
+    return f"{text} (under the laws d^−1, d^−2/3, d^−1/2)" if status.startswith("identified") else status
+
+
 def plateau_threshold_rows(rows):
     """Per activation and d of plateau_threshold.csv (docs/outlier.md, (O21)): δ_NN^GD(d) with its
     Fieller interval beside δ_spec(d), and the d → ∞ row (the 1/d law's limit and the interval over
@@ -263,7 +280,7 @@ def plateau_threshold_rows(rows):
             "d": "∞"
             if str(r["d"]) in ("inf", "nan") or not math.isfinite(float(r["d"]))
             else str(int(float(r["d"]))),
-            "delta_nn_gd": _limit_interval(r["delta_nn_gd"], r["delta_nn_gd_low"], r["delta_nn_gd_high"]),
+            "delta_nn_gd": _limit_text(r),
             "delta_spec": _interval(r["delta_spec"], r["delta_spec_low"], r["delta_spec_high"]),
             "delta_nn_rs": fmt(r["delta_nn_rs"]),
         }

@@ -16,9 +16,12 @@ same δ (with its numerical error e) is judged under each admissible law
 
     agrees     |m̂_∞ − v| ≤ 1.96 √(se² + e²),      disagrees otherwise,                    (O20)
 
-and the verdict is the one every admissible law gives; "undetermined" where they differ (the data do
-not identify the approach law, and the limit depends on it), where every law is rejected, or with one
-d; with two d no law can be checked and the verdict says so.  The gap m̂_∞ − v is reported under
+and the verdict is the one every admissible law gives, labelled "under the laws" (conditional on the
+family: no finite d fix a limit by themselves, docs/finite_size.md (F16)); "undetermined" where they
+differ (the data do not identify the approach law, and the limit depends on it), and, as every limit
+is judged (``limit_status``), with fewer than three d (two d reject no law), where every law is
+rejected, or where the no-limit alternative m_d = a + b log₂ d (growth in ln d) fits; no level is then
+reported.  The gap m̂_∞ − v is reported under
 1/d (the leading correction of a smooth observable) and its interval as the union over the admissible
 laws.
 
@@ -92,11 +95,11 @@ def numerical_error(fp, observable):
     return float(abs(values[-1] - values[-2]))
 
 
-def extrapolate(d, mean, se, exponent=1.0):
-    """(O19) with γ = ``exponent`` by weighted least squares: {limit, limit_se, slope, gof_p, n_d,
-    admissible}; the limit NaN with fewer than two d, gof_p NaN with two; admissible unless the
-    limit is undefined or the fit is rejected (gof_p < ``GOF_LEVEL``)."""
-    d, mean, se = (np.asarray(v, float) for v in (d, mean, se))
+def weighted_line(x, mean, se):
+    """Weighted least squares of ``mean`` on (1, ``x``), weights 1/se²: {limit (the intercept),
+    limit_se, slope, gof_p, n_d, admissible}; NaN with fewer than two usable points, gof_p (χ² on
+    n − 2 dof) NaN with two; admissible unless the fit is missing or rejected (gof_p < ``GOF_LEVEL``)."""
+    x, mean, se = (np.asarray(v, float) for v in (x, mean, se))
     keep = np.isfinite(mean) & np.isfinite(se) & (se > 0)
     out = {
         "limit": math.nan,
@@ -108,16 +111,41 @@ def extrapolate(d, mean, se, exponent=1.0):
     }
     if keep.sum() < 2:
         return out
-    x = np.column_stack([np.ones(keep.sum()), d[keep] ** -exponent])
+    design = np.column_stack([np.ones(keep.sum()), x[keep]])
     w = 1.0 / se[keep] ** 2
-    cov = np.linalg.inv(x.T @ (w[:, None] * x))
-    coef = cov @ x.T @ (w * mean[keep])
+    cov = np.linalg.inv(design.T @ (w[:, None] * design))
+    coef = cov @ design.T @ (w * mean[keep])
     out |= {"limit": float(coef[0]), "limit_se": float(math.sqrt(cov[0, 0])), "slope": float(coef[1])}
     if keep.sum() > 2:
-        chi2 = float(np.sum(w * (mean[keep] - x @ coef) ** 2))
+        chi2 = float(np.sum(w * (mean[keep] - design @ coef) ** 2))
         out["gof_p"] = float(stats.chi2.sf(chi2, keep.sum() - 2))
     out["admissible"] = not out["gof_p"] < GOF_LEVEL
     return out
+
+
+def extrapolate(d, mean, se, exponent=1.0):
+    """(O19) with γ = ``exponent``: ``weighted_line`` on x = d^(−γ), whose intercept is m_∞."""
+    return weighted_line(np.asarray(d, float) ** -exponent, mean, se)
+
+
+def growth_fit(d, mean, se):
+    """The no-limit alternative of (O21): m_d = a + b log₂ d (growth in ln d without a limit),
+    ``weighted_line`` on x = log₂ d (its "limit" is the intercept a, not a limit)."""
+    return weighted_line(np.log2(np.asarray(d, float)), mean, se)
+
+
+def limit_status(fits, growth):
+    """(O21) judged as every limit is (docs/finite_size.md, (F9), (F16)): "identified under the laws"
+    (conditional on (O19)'s family) only with three d or more, some law of ``fits`` admissible and the
+    no-limit ``growth`` rejected; else "undetermined" with the reason."""
+    n_d = max(f["n_d"] for f in fits.values())
+    if n_d < 3:
+        return f"undetermined ({n_d} d: no law can be rejected)"
+    if not any(f["admissible"] for f in fits.values()):
+        return "undetermined (every law rejected)"
+    if growth["admissible"]:
+        return f"undetermined (growth in ln d fits, p = {growth['gof_p']:.2g})"
+    return "identified under the laws"
 
 
 def law_fits(d, mean, se):
@@ -145,24 +173,27 @@ def verdict(limit, limit_se, theory, error):
     return ("agrees" if abs(gap) <= half else "disagrees"), gap, gap - half, gap + half
 
 
-def law_robust_verdict(fits, theory, error):
-    """(O20) over the admissible laws of ``fits`` (``law_fits``): (verdict, gap under 1/d (NaN where
-    1/d is not admissible), the union of the admissible laws' gap intervals)."""
-    n_d = max(f["n_d"] for f in fits.values())
+def law_robust_verdict(fits, growth, theory, error):
+    """(O20) over the admissible laws of ``fits`` (``law_fits``), judged as every limit is
+    (``limit_status``: three d or more, some law admissible, the no-limit ``growth`` rejected; else
+    that status and no gap): (verdict, gap under 1/d (NaN where 1/d is not admissible), the union of
+    the admissible laws' gap intervals).  The verdict every admissible law gives, labelled "under the
+    laws" (conditional on (O19): no finite d fix a limit by themselves, docs/finite_size.md (F16));
+    "undetermined (laws disagree)" where they differ."""
+    status = limit_status(fits, growth)
+    if not math.isfinite(theory):
+        return "undetermined", math.nan, math.nan, math.nan
+    if status != "identified under the laws":
+        return status, math.nan, math.nan, math.nan
     judged = {
         tag: verdict(f["limit"], f["limit_se"], theory, error) for tag, f in fits.items() if f["admissible"]
     }
-    if n_d < 2 or not math.isfinite(theory):
-        return "undetermined", math.nan, math.nan, math.nan
-    if not judged:
-        return "undetermined (every law rejected)", math.nan, math.nan, math.nan
     words = {word for word, *_ in judged.values()}
     gap = judged["inv_d"][1] if "inv_d" in judged else math.nan
     low, high = min(j[2] for j in judged.values()), max(j[3] for j in judged.values())
     if len(words) > 1:
         return "undetermined (laws disagree)", gap, low, high
-    word = words.pop()
-    return (word + " (laws unchecked: 2 d)" if n_d == 2 else word), gap, low, high
+    return f"{words.pop()} under the laws", gap, low, high
 
 
 def law_columns(fits):
@@ -178,6 +209,16 @@ def law_columns(fits):
     return row
 
 
+def reported_limits(fits, identified):
+    """The levels a row may carry: ``law_columns`` and the union interval (``union_interval``), every
+    level NaN unless the limit is ``identified`` under the laws (``limit_status``); the goodness of
+    fit of each law stays."""
+    columns, union = law_columns(fits), union_interval(fits)
+    if identified:
+        return columns, union
+    return {k: (v if k.startswith("gof_p_") else math.nan) for k, v in columns.items()}, (math.nan, math.nan)
+
+
 def observable_rows(activation, cells, fp):
     """Per δ and observable: the seed means per d, the limit under each law of (O19) with its
     interval, the 1/d law's line (limit, slope, goodness of fit), the fixed point's value with its
@@ -190,21 +231,22 @@ def observable_rows(activation, cells, fp):
             values = {d: seed_values(at[d], observable) if d in at else np.array([]) for d in ds}
             mean = [v.mean() if v.size else math.nan for v in values.values()]
             se = [v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.nan for v in values.values()]
-            fits = law_fits(ds, mean, se)
+            fits, growth = law_fits(ds, mean, se), growth_fit(ds, mean, se)
             theory, error = fixed_point_value(fp, delta, observable), numerical_error(fp, observable)
-            word, gap, low, high = law_robust_verdict(fits, theory, error)
+            word, gap, low, high = law_robust_verdict(fits, growth, theory, error)
             row = {"activation": activation, "delta": delta, "observable": observable}
             for d, m, s, v in zip(ds, mean, se, values.values(), strict=True):
                 row |= {f"d{d}_mean": m, f"d{d}_se": s, f"d{d}_seeds": int(v.size)}
-            limit_low, limit_high = union_interval(fits)
+            identified = limit_status(fits, growth) == "identified under the laws"
+            columns, (limit_low, limit_high) = reported_limits(fits, identified)
             row |= {
-                "limit": fits["inv_d"]["limit"],
+                "limit": fits["inv_d"]["limit"] if identified else math.nan,
                 "slope": fits["inv_d"]["slope"],
                 "gof_p": fits["inv_d"]["gof_p"],
                 "limit_low": limit_low,
                 "limit_high": limit_high,
                 "laws": " ".join(tag for tag, f in fits.items() if f["admissible"]),
-                **law_columns(fits),
+                **columns,
                 "fixed_point": theory,
                 "fixed_point_error": error,
                 "gap": gap,
@@ -218,9 +260,11 @@ def observable_rows(activation, cells, fp):
 
 def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
     """Per d, δ_NN^GD(d) (the semi-empirical margin's zero with its Fieller interval) beside
-    (``delta_spec``: {d: (estimate, low, high)}) δ_spec(d) and its distance to each law's limit
-    δ_NN^GD(∞) in units of their combined s.e.; a last row ``d = "inf"`` with the 1/d law's limit,
-    the interval over the admissible laws and every law's limit; every row beside δ_NN^RS(∞)."""
+    (``delta_spec``: {d: (estimate, low, high)}) δ_spec(d) and its distance to each admissible law's
+    limit δ_NN^GD(∞) in units of their combined s.e.; a last row ``d = "inf"`` with ``limit_status``
+    and, only where that is "identified under the laws" (three d or more, growth in ln d rejected),
+    the 1/d law's limit, the interval over the admissible laws and every law's limit (else NaN: the
+    goodness of fit of each law and of the growth alternative only); every row beside δ_NN^RS(∞)."""
     rows, ds, est, se = [], [], [], []
     for d in sorted({int(c["d"]) for c in cells}):
         at_d = [c for c in cells if int(c["d"]) == d and "semi_empirical_margin" in c]
@@ -248,17 +292,20 @@ def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
         ds.append(d)
         est.append(fit["estimate"])
         se.append(fit["se"])
-    fits = law_fits(ds, est, se)
+    fits, growth = law_fits(ds, est, se), growth_fit(ds, est, se)
+    status = limit_status(fits, growth)
+    identified = status == "identified under the laws"
     for row in rows:  # δ_spec(d) against each law's δ_NN^GD(∞), in units of their combined error
         spec_se = (row["delta_spec_high"] - row["delta_spec_low"]) / (2 * Z95)
-        row["spec_minus_gd_inf"] = row["delta_spec"] - fits["inv_d"]["limit"]
+        row["spec_minus_gd_inf"] = row["delta_spec"] - fits["inv_d"]["limit"] if identified else math.nan
         for tag, f in fits.items():
-            row[f"spec_z_{tag}"] = (row["delta_spec"] - f["limit"]) / math.hypot(spec_se, f["limit_se"])
-    low, high = union_interval(fits)
+            z = (row["delta_spec"] - f["limit"]) / math.hypot(spec_se, f["limit_se"])
+            row[f"spec_z_{tag}"] = z if identified and f["admissible"] else math.nan
+    limits, (low, high) = reported_limits(fits, identified)
     inf_row = {
         "activation": activation,
         "d": "inf",
-        "delta_nn_gd": fits["inv_d"]["limit"] if fits["inv_d"]["admissible"] else math.nan,
+        "delta_nn_gd": fits["inv_d"]["limit"] if identified and fits["inv_d"]["admissible"] else math.nan,
         "delta_nn_gd_low": low,
         "delta_nn_gd_high": high,
         "degree": math.nan,
@@ -266,6 +313,8 @@ def plateau_threshold_rows(activation, cells, delta_nn_rs, delta_spec=None):
         **dict.fromkeys(("delta_spec", "delta_spec_low", "delta_spec_high", "spec_minus_gd_inf"), math.nan),
         **{f"spec_z_{tag}": math.nan for tag in fits},
         "laws": " ".join(tag for tag, f in fits.items() if f["admissible"]),
-        **law_columns(fits),
+        "limit_status": status,
+        "gof_p_growth": growth["gof_p"],
+        **limits,
     }
     return [*rows, inf_row]

@@ -173,13 +173,13 @@ def grid_maximise(values, axes, lower, upper, rounds=12, points=7, polish=False)
 
 
 def _box(like, design):
-    """Weighted least squares of the per-d peaks on ``design`` (N_d × P): θ and its s.e., the
-    centre and scale of a grid search's box."""
+    """Weighted least squares of the per-d peaks on ``design`` (N_d × P): θ, its s.e. (the centre
+    and scale of a grid search's box) and its covariance."""
     w = 1 / like.errors
     a = design * w[:, None]
     theta = np.linalg.lstsq(a, like.peaks * w, rcond=None)[0]
     cov = np.linalg.pinv(a.T @ a)
-    return theta, np.sqrt(np.maximum(np.diag(cov), 0.0)) + 1e-3
+    return theta, np.sqrt(np.maximum(np.diag(cov), 0.0)) + 1e-3, cov
 
 
 def _design(like, law):
@@ -227,7 +227,7 @@ def fit(like, law):
         return Fit(law, (np.nan,) * N_PARAMS[law], np.nan, n_params, f"too few d ({n_d})")
     if law in ("constant", "linear", "quadratic"):
         design = _design(like, law)
-        centre, scale = _box(like, design)
+        centre, scale, _ = _box(like, design)
         theta, value = grid_maximise(
             lambda x: like.at(x @ design.T),
             _axes(centre, scale),
@@ -260,14 +260,19 @@ def shape_from_decay(law, u, t):
     return -np.log2(u) / t if law == "power" else (1 / u - 1) / t
 
 
-def limit_curve(like, law, d_inf):
+def limit_curve(like, law, d_inf, ends=None):
     """The maximum of ℓ at δ∞ = D for law (F4d)/(F4e), f = D − c u(t), over (c, shape): (ℓ, c, shape).
     Searched by ``grid_maximise`` over the curve's two ends, δ₅₀(d_ref) = D − c and δ₅₀(d_max) =
     D − c u(t_max), which the data pin down directly (u(t_max) clipped to the values that
-    ``SHAPE_MIN``…``SHAPE_MAX`` allow)."""
+    ``SHAPE_MIN``…``SHAPE_MAX`` allow).  The box is centred on ``ends`` (a fit's own two ends, so that
+    the fit is on the grid at its own δ∞) or, without, on the end d's peaks, and reaches ± 8 of each
+    end d's error beyond both the peak and the centre: where a law misfits, its ends can lie many
+    errors from the peaks (a peak at the edge of its δ grid)."""
     t_max = like.t[-1]
     u_range = np.sort(decay(law, t_max, np.array([SHAPE_MAX[law], SHAPE_MIN])))
-    axes = _axes([like.peaks[0], like.peaks[-1]], [like.errors[0], like.errors[-1]], 33)
+    peaks, errors = like.peaks[[0, -1]], like.errors[[0, -1]]
+    centre = peaks if ends is None else np.asarray(ends, dtype=float)
+    axes = _axes(centre, errors + np.abs(centre - peaks) / BOX, 33)
 
     def curve(x):
         c = d_inf - x[..., 0]
@@ -284,9 +289,9 @@ def limit_curve(like, law, d_inf):
     return top, float(c), float(shape)
 
 
-def profile_limit(like, law, d_inf):
-    """ℓ_p(D) of (F5): the maximum of ℓ at δ∞ = D (``limit_curve``)."""
-    return limit_curve(like, law, d_inf)[0]
+def profile_limit(like, law, d_inf, ends=None):
+    """ℓ_p(D) of (F5): the maximum of ℓ at δ∞ = D (``limit_curve``, its box centred on ``ends``)."""
+    return limit_curve(like, law, d_inf, ends)[0]
 
 
 @dataclass
@@ -305,16 +310,18 @@ class Interval:
 
 
 def limit_interval(like, law_fit, level, range_low, range_high):
-    """The profile interval (F5) of δ∞ for law (F4d)/(F4e) inside the declared range.  The search
+    """The profile interval (F5) of δ∞ for law (F4d)/(F4e) inside the declared range, each profile's
+    search box centred on the fit's two ends (``limit_curve``).  The search
     starts at the fit's δ∞ clipped to the range (an infinite δ∞, shape 0, starts at the range's
     edge on its side).  If even that point is excluded, the interval lies beyond the range: the
     edge becomes a one-sided bound (low = range_high, or high = range_low) and the other side NaN."""
     cut, top = chi2_cut(level), law_fit.loglik
+    ends = law_value(law_fit.law, like.t[[0, -1]], law_fit.params)
     cache = {}
 
     def loglik(v):
         if v not in cache:
-            cache[v] = profile_limit(like, law_fit.law, v)
+            cache[v] = profile_limit(like, law_fit.law, v, ends)
         return cache[v]
 
     estimate = law_fit.delta_inf
@@ -329,19 +336,25 @@ def limit_interval(like, law_fit, level, range_low, range_high):
 def parameter_interval(like, law_fit, index, level):
     """The profile interval (F5) of parameter ``index`` of a constant, linear or quadratic law, the
     others maximised, searched within ± 8 s.e. (weighted least squares) of the estimate, and for the
-    constant at least across every d's peak (its profile may have a mode per d where it misfits)."""
+    constant at least across every d's peak (its profile may have a mode per d where it misfits).
+    At ψ = v the others' search is centred on the fit's own values moved along their weighted
+    least-squares regression on ψ, θ̂_o + Σ_oψ/Σ_ψψ (v − ψ̂): at v = ψ̂ the fit itself is on the grid,
+    so the profile there is never below ℓ̂ (a box centred on the per-d peaks' least squares need not
+    reach the fit where the law misfits)."""
     law, cut = law_fit.law, chi2_cut(level)
     design = _design(like, law)
-    centre, scale = _box(like, design)
+    _, scale, cov = _box(like, design)
     others = [j for j in range(design.shape[1]) if j != index]
     estimate = law_fit.params[index]
+    fitted = np.array(law_fit.params, dtype=float)
+    along = cov[others, index] / cov[index, index] if cov[index, index] > 0 else np.zeros(len(others))
 
     def loglik(v):
         fixed = v * design[:, index]
         if not others:
             return float(like.at(fixed))
         sub = design[:, others]
-        axes = _axes(centre[others], scale[others])
+        axes = _axes(fitted[others] + along * (v - estimate), scale[others])
         bound = [np.inf] * len(others)
         values = lambda x: like.at(fixed + x @ sub.T)  # noqa: E731
         return grid_maximise(values, axes, [-b for b in bound], bound, polish=True)[1]

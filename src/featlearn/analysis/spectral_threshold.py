@@ -18,7 +18,9 @@ profile's level sets are intervals.  As δ₀ → +∞ (−∞) the profile tend
 constant P ≤ ½ (≥ ½): where that limit is within the cut, the side is open (NaN), never a number.
 Separated outcomes (every A = 0 below every A = 1) have their maximisers on the whole gap (b → ∞):
 δ̂_spec is the gap's midpoint, a tie at one δ (both outcomes there and nowhere else) that δ; all A
-equal, or A falling with δ, leave δ̂_spec NaN (only the profile's one-sided set is reported).
+equal, A falling with δ, or a share flat to rounding (a maximiser beyond ``FAR`` grid spans) leave
+δ̂_spec NaN (only the profile's one-sided set is reported).  At a tie the profile is its supremum as
+δ_spec → that δ (the tied seeds at their own share), so that it is upper semicontinuous.
 
 **λ_min crossing (F15), a cross-check.**  λ_min regressed on a polynomial of degree q in δ,
 
@@ -53,14 +55,26 @@ curvature biases the crossing (a line through concave λ_min(δ) crosses zero ea
 quadratic only widens the interval (tests/test_spectral_threshold.py measures both)."""
 
 
+FAR = 1e3
+"""Spans of the δ grid beyond which δ_spec counts as ±∞ in (F14): a maximiser farther out (a share
+flat to rounding, b̂ ≈ 0) is not reported, and the search for a closed side starts from that far
+point of the open one."""
+
+
 def _profile(delta, aligned, d0):
-    """max_{b ≥ 0} of the log-likelihood of (F14) with δ_spec = d0 (−∞ never: b = 0 gives n log ½).
-    u_i = ±(δ_i − d0) (sign of the outcome): ℓ(b) = −Σ log(1 + e^{−b u_i}) is concave in b."""
+    """max_{b ≥ 0} of the log-likelihood of (F14) with δ_spec = d0 (−∞ never: b = 0 gives n log ½),
+    upper semicontinuous in d0.  u_i = ±(δ_i − d0) (sign of the outcome): ℓ(b) = −Σ log(1 + e^{−b u_i})
+    is concave in b.  Separated at d0 (every u ≥ 0, b → ∞) with seeds at δ = d0 itself (u = 0, both
+    outcomes possible there): the value is the supremum over b and δ_spec → d0, where b (d0 − δ_spec)
+    gives those seeds any P, so their share k/n: the binomial likelihood of that share, not n log ½
+    (the likelihood exactly at d0), which would dip below the maximum at a tie."""
     u = np.where(aligned, 1.0, -1.0) * (delta - d0)
+    if np.all(u >= 0):  # separated at d0 (every seed at d0 included): b → ∞
+        at = u == 0
+        n_at, k_at = int(at.sum()), int(aligned[at].sum())
+        return _constant_loglik(k_at, n_at, k_at / n_at) if n_at else 0.0
     if u.sum() <= 0:  # ℓ'(0) = Σu/2 ≤ 0: b = 0
         return -u.size * math.log(2)
-    if np.all(u >= 0):  # separated at d0: b → ∞
-        return -np.count_nonzero(u == 0) * math.log(2)
 
     def slope(b):
         return float(np.sum(u * 0.5 * (1 - np.tanh(0.5 * b * u))))  # Σ u σ(−b u)
@@ -116,17 +130,19 @@ def aligned_crossing(delta, aligned, level=0.95):
     n, k = aligned.size, int(aligned.sum())
     out = {"points": n, "aligned": k, "low": math.nan, "high": math.nan, "se": math.nan}
     estimate, loglik, b = _logistic_mle(delta, aligned) if n else (math.nan, 0.0, math.nan)
+    span = max(float(np.ptp(delta)), 1.0) if n else 1.0
+    if n and not delta.min() - FAR * span <= estimate <= delta.max() + FAR * span:
+        estimate, b = math.nan, math.nan  # a flat share's maximiser lies at ±∞ up to rounding
     out |= {"estimate": estimate, "scale": 1 / b if 0 < b < math.inf else math.nan}
     if n == 0:
         return out
     cut = loglik - 0.5 * stats.chi2.ppf(level, 1)
     limits = {1: _constant_loglik(k, n, min(k / n, 0.5)), -1: _constant_loglik(k, n, max(k / n, 0.5))}
-    span = max(float(np.ptp(delta)), 1.0)
     if math.isfinite(estimate):
         inside = estimate
     else:  # the open side's far end lies in the set
         side = 1 if limits[1] >= limits[-1] else -1
-        inside = (delta.max() if side > 0 else delta.min()) + side * 1e3 * span
+        inside = (delta.max() if side > 0 else delta.min()) + side * FAR * span
     for side, key in ((-1, "low"), (1, "high")):
         if limits[side] >= cut:
             continue  # open

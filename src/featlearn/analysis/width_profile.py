@@ -183,7 +183,6 @@ class WidthProfile:
             peak_value = max(float(table(peak)[0]), peak_value)
         table.peak, table.peak_value = peak, peak_value
         return table
-        return cls(float(grid[0]), float(grid[1] - grid[0]), values, slopes, peak, peak_value)
 
     def __call__(self, m):
         """(L(m), L′(m)) for an array of m."""

@@ -738,12 +738,14 @@ RESULT_RULES = (
             TableEntry(name="finite_size_summary.csv", output="summary", claims=True,
                        caption="Per model: what its d decide (joint binomial likelihood, 95 % profile "
                        "intervals): the slope per doubling of d, the curvature, the width exponent, the "
-                       "tests of a constant and of no limit, δ∞'s verdict with its interval or one-sided "
-                       "bound, and the bootstrap's law choice."),
+                       "tests of a constant and of no limit, δ₅₀ at the largest d with its interval, δ∞ "
+                       "as the power and log laws read it (conditional on them) with its interval or "
+                       "one-sided bound, and the bootstrap's law choice."),
             TableEntry(name="finite_size_scaling.csv", output="table", target=True, claims=True,
                        caption="Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
-                       "likelihood-ratio p-value, δ∞ with its profile interval, and the prediction of the "
-                       "largest d."),
+                       "likelihood-ratio p-value, the constant's level where it is not rejected, a limit "
+                       "law's δ∞ with its profile interval where those laws identify it, and the "
+                       "prediction of the largest d."),
             TableEntry(name="finite_size_points.csv", output="points", claims=True,
                        caption="Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
                        "width from the logistic fit."),
@@ -800,13 +802,15 @@ RESULT_RULES = (
                        "approach law m_d = m_∞ + b d^(−γ), γ = 1, 2/3, 1/2, with its 95 % interval and "
                        "goodness of fit, the RS fixed point's value with its numerical error, the gap "
                        "(under 1/d; its interval the union over the laws the data do not reject) and the "
-                       "verdict every such law gives (undetermined where they differ)."),
+                       "verdict every such law gives, conditional on them (undetermined where they "
+                       "differ, with fewer than three d, or where growth in ln d fits; then no level)."),
             TableEntry(name="plateau_threshold.csv", target=True, section="spectral_threshold",
                        caption="Per activation and d: δ_NN^GD(d), the zero of the outlier margin fed with "
                        "the plateau's own law of (g², w), beside δ_spec(d) and δ_NN^RS(∞), with δ_spec(d)'s"
                        " distance to each approach law's limit in units of their combined s.e.; the last "
-                       "row the limit δ_NN^GD(∞): the point under 1/d, the interval over the laws m_∞ + b "
-                       "d^(−γ), γ = 1, 2/3, 1/2, that the data do not reject."),
+                       "row the limit δ_NN^GD(∞), only where three d or more identify it under the laws "
+                       "m_∞ + b d^(−γ), γ = 1, 2/3, 1/2 (growth in ln d rejected): the point under 1/d, "
+                       "the interval over the laws that the data do not reject; else its status."),
         ),
     ),
     _prediction_rule(

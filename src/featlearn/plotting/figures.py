@@ -508,7 +508,10 @@ def finite_size_figure(panels):
                     np.nan, summary[f"{key}_low"], summary[f"{key}_high"]
                 )
                 detail += " per doubling" if law == "linear" else " per doubling²"
-            elif law == "constant" or summary["limit_status"] == "identified":
+            elif law == "constant":  # its level only where the constant is not rejected
+                detail = _interval_text(row["level"], row["level_low"], row["level_high"])
+                detail = "rejected" if detail == "—" else detail
+            elif summary["limit_status"] == "identified":
                 detail = _interval_text(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
             else:  # a limit law's δ∞ is printed only where the model's is identified (F9)
                 detail = f"δ∞ {summary['limit_status']}"
@@ -529,7 +532,7 @@ def finite_size_figure(panels):
             pad = 0.15 * (max(marks) - min(marks)) + 0.1
             ax.set_ylim(min(marks) - pad, max(marks) + pad)
         verdict = _interval_text(np.nan, summary["delta_inf_low"], summary["delta_inf_high"])
-        title = f"{model}: δ∞ {summary['limit_status']}"
+        title = f"{model}: δ∞ undetermined by finite d; power/log laws: {summary['limit_status']}"
         ax.set(
             xscale="log",
             xlabel="d",
