@@ -172,3 +172,27 @@ def test_the_anatomy_table_reads_a_planted_cell():
     )
     many["full_top_share"][:] = 0.9
     assert "(iii) localised spikes" in anatomy_tables.cell_row("gelu", many)["mechanism"]
+
+
+def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
+    """Pooled trials: a reading whose share's interval lies above ½ is supported, below ½ excluded;
+    with few trials it is neither."""
+
+    def trial(success, share, plateau=100, escape=10, localised=(False,)):
+        return {
+            "success": success,
+            "escape_step": escape if success else -1,
+            "plateau_step": plateau,
+            "aligned_before": True,
+            "undriven_share": share,
+            "localised": list(localised),
+            "rho_window": 0.5 if success else 0.05,
+        }
+
+    many = [trial(True, 0.0) for _ in range(20)] + [trial(False, np.nan) for _ in range(5)]
+    row = anatomy_tables.pooled_row("gelu", many)
+    assert row["driven"] == 20 and row["driven_low"] > 0.5 and row["from_plateau_high"] < 0.5
+    assert row["mechanism"] == "(i) aligned negative curvature drives the growth; excluded: (ii), (iii), (iv)"
+    assert row["rho_window_separation"] == 1.0
+    few = anatomy_tables.pooled_row("gelu", [trial(True, 0.9, plateau=5), trial(True, 0.0)])
+    assert few["mechanism"] == "none supported"

@@ -238,12 +238,14 @@ def with_link(config, key_path, value):
 
 
 def test_a_link_expression_passes_the_checks_and_changes_only_its_sweeps_params():
+    """Only the sweep's own jobs change: its blocks and the anatomy cells that follow its trials."""
     config = with_link(TINY_CONFIG, ("sweeps", "gelu", "link"), HE3)
     checks.check_config(config)
     assert settings_of("sweep_block", config, sweep="gelu").link == HE3
     before, after = jobs.params_by_output(TINY_CONFIG), jobs.params_by_output(config)
     changed = {out for out in before if before[out] != after[out]}
-    assert changed == set(jobs.outputs(config, "sweep_block", sweep="gelu"))
+    followers = jobs.outputs(config, "escape_anatomy_cell", sweep="gelu")
+    assert followers and changed == {*jobs.outputs(config, "sweep_block", sweep="gelu"), *followers}
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ extra = (
     "design.csv",
     "spectral_threshold.csv",
     "plateau_threshold.csv",
+    "escape_anatomy_verdict.csv",
 )  # tables of optional config sections
 tables |= {Path(p).name: read_csv(p) for p in sm.input.index if Path(p).name in extra}
 claims = read_csv(sm.input.claims)

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from featlearn.analysis.anatomy_tables import cell_row
+from featlearn.analysis.anatomy_tables import cell_row, pooled_row, trial_summaries
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, write_csv
 from featlearn.plotting import figures
@@ -11,12 +11,15 @@ log = logger(sm.log[0])
 cells = {}
 for path in sm.input.cells:
     cells.setdefault(Path(path).parent.name, []).append(load_npz(path)[0])
-rows = [
-    cell_row(sweep, cell)
-    for sweep, group in sorted(cells.items())
-    for cell in sorted(group, key=lambda c: (int(c["d"]), float(c["delta"])))
-]
+rows, pooled = [], []
+for sweep, group in sorted(cells.items()):
+    summaries = []
+    for cell in sorted(group, key=lambda c: (int(c["d"]), float(c["delta"]))):
+        summaries.append(trial_summaries(cell))
+        rows.append(cell_row(sweep, cell, summaries[-1]))
+    pooled.append(pooled_row(sweep, [s for cell in summaries for s in cell]))
 write_csv(sm.output.table, rows)
-for row in rows:
+write_csv(sm.output.verdict, pooled)
+for row in rows + pooled:
     log(" ".join(f"{k}={v}" for k, v in row.items()))
 figures.save(anatomy_figure(cells, rows), sm.output.figure)

@@ -20,7 +20,10 @@ Per trial (arrays of an anatomy cell, ``cells.anatomy``), over its states before
 A cell's mechanism (E18) names each reading its data support: (i) aligned negative curvature before
 escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
 plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
-directions (most aligned states), (iv) most of the growth undriven (median share > ½).
+directions (most aligned states), (iv) most of the growth undriven (median share > ½).  Pooled over
+every cell of a sweep (:func:`pooled_row`), each reading's share of the successful trials carries
+its interval (E17) and is supported (interval above ½), excluded (below ½) or undetermined; there
+(i) is "the growth is driven": share (E16) ≤ ½.
 """
 
 import math
@@ -211,3 +214,44 @@ def cell_row(sweep, cell, summaries=None):
     }
     row["mechanism"] = mechanism(row)
     return row
+
+
+def pooled_row(sweep, summaries):
+    """One row of ``escape_anatomy_verdict.csv``: the trials of every cell of a sweep pooled, each
+    reading's share with its interval (E17), and the verdict (E18) on the pooled shares."""
+    won = [x for x in summaries if x["success"]]
+    lost = [x for x in summaries if not x["success"]]
+    shares = [x["undriven_share"] for x in won if math.isfinite(x["undriven_share"])]
+    states = [flag for x in won for flag in x["localised"]]
+    row = {"sweep": sweep, "trials": len(summaries), "successes": len(won)}
+    for name, flags in (
+        ("aligned_before", [x["aligned_before"] for x in won]),
+        ("aligned_failure", [x["aligned_before"] for x in lost]),
+        ("from_plateau", [0 <= x["plateau_step"] <= x["escape_step"] for x in won]),
+        ("driven", [s <= 0.5 for s in shares]),
+        ("undriven", [s > 0.5 for s in shares]),
+        ("localised_states", states),
+    ):
+        k, n, low, high = _fraction(flags)
+        row.update({name: k, f"{name}_of": n, f"{name}_low": low, f"{name}_high": high})
+    row["rho_window_success"] = _median([x["rho_window"] for x in won])
+    row["rho_window_failure"] = _median([x["rho_window"] for x in lost])
+    row["rho_window_separation"] = separation([x["rho_window"] for x in won], [x["rho_window"] for x in lost])
+    row["mechanism"] = pooled_mechanism(row)
+    return row
+
+
+def pooled_mechanism(row):
+    """(E18) on pooled shares: a reading is supported when its share's interval lies above ½,
+    excluded when below ½, else undetermined; the supported ones joined by '+', the excluded listed."""
+    readings = (
+        ("(i) aligned negative curvature drives the growth", "driven"),
+        ("(ii) escape from the plateau", "from_plateau"),
+        ("(iii) localised spikes", "localised_states"),
+        ("(iv) growth without negative curvature", "undriven"),
+    )
+    supported = [text for text, key in readings if row[f"{key}_low"] > 0.5]
+    excluded = [text.split(" ")[0] for text, key in readings if row[f"{key}_high"] < 0.5]
+    return (" + ".join(supported) or "none supported") + (
+        f"; excluded: {', '.join(excluded)}" if excluded else ""
+    )

@@ -5,6 +5,7 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 
 import math
 
+from featlearn.analysis import anatomy_tables
 from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import interval
@@ -249,6 +250,38 @@ def spectral_threshold_rows(rows):
     ]
 
 
+def _share(row, key):
+    """'k/n [low, high]' of a pooled anatomy share (``anatomy_tables.pooled_row``)."""
+    n = int(row[f"{key}_of"])
+    if n == 0:
+        return "—"
+    return f"{int(row[key])}/{n} [{fmt(row[f'{key}_low'], 2)}, {fmt(row[f'{key}_high'], 2)}]"
+
+
+def anatomy_rows(rows):
+    """Per sweep of escape_anatomy_verdict.csv (docs/escape.md, (E16)–(E18)): trials and successes,
+    the shares of the successful trials whose growth the aligned curvature drives, that escape from
+    the plateau and of the aligned states that are localised, with their intervals; ρ at the aligned
+    window's end (successes, failures) and its separation; the verdict; the intervals' level (%).
+    None without the section."""
+    if rows is None:
+        return None
+    return [
+        {
+            "sweep": r["sweep"],
+            "trials": f"{int(r['successes'])}/{int(r['trials'])}",
+            "driven": _share(r, "driven"),
+            "from_plateau": _share(r, "from_plateau"),
+            "localised": _share(r, "localised_states"),
+            "rho_window": f"{fmt(r['rho_window_success'], 2)} / {fmt(r['rho_window_failure'], 2)}",
+            "separation": fmt(r["rho_window_separation"], 2),
+            "mechanism": r["mechanism"],
+            "level": fmt(100 * anatomy_tables.LEVEL),
+        }
+        for r in rows
+    ]
+
+
 def _limit_interval(value, low, high):
     """A d → ∞ limit: the value and its interval; the interval alone where the approach laws leave no
     point (the 1/d law rejected); "—" where none is admissible."""
@@ -365,6 +398,7 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "finite_size": finite_size_rows(tables["finite_size_scaling.csv"], tables["finite_size_summary.csv"]),
         "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
         "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
+        "anatomy": anatomy_rows(tables.get("escape_anatomy_verdict.csv")),
         "plateau_threshold": plateau_threshold_rows(tables.get("plateau_threshold.csv")),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),

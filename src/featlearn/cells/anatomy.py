@@ -19,7 +19,6 @@ takes the whole Hessian spectrum (dense ``eigh``; one neuron, one hard direction
 
 import time
 from collections import deque
-from dataclasses import replace
 
 import numpy as np
 from scipy import optimize
@@ -129,20 +128,22 @@ def _missing(k):
     return {**dict.fromkeys(ANATOMY_FIELDS, np.nan), **{name: np.full(k, np.nan) for name in EIGEN_FIELDS}}
 
 
-def _unrestricted_states(data, net, schedule, planned, window, escape_rho, star):
-    """Run the sweep's ``schedule`` once, recording every step: ({step: Θ} at the ``planned`` steps,
-    at the ``window`` steps before the escape step t_e (first ρ ≥ ``escape_rho``; the last steps of a
-    trial that never escapes) and at t_e and the final step; its Trajectory)."""
-    kept, recent, before = {}, deque(maxlen=window + 1), {}
+def _unrestricted_states(settings, data, net, planned, star):
+    """Run the trial once as the sweep runs it (``gd.trials.schedule``), seeing every step: ({step: Θ}
+    at the ``planned`` steps, at the ``window`` steps before the escape step t_e (first
+    ρ ≥ ``escape_rho``; the last steps of a trial that never escapes) and at t_e and the final step;
+    its Trajectory)."""
+    kept, recent, before = {}, deque(maxlen=settings.window + 1), {}
 
     def checkpoint(t, theta):
         recent.append((t, theta.copy()))
         if t in planned:
             kept[t] = recent[-1][1]
-        if not before and abs(theta[0] @ star) >= escape_rho * np.linalg.norm(theta[0]):
+        if not before and abs(theta[0] @ star) >= settings.escape_rho * np.linalg.norm(theta[0]):
             before.update(recent)
 
-    traj = gd.run(data, net, replace(schedule, grid=np.arange(schedule.steps + 1)), checkpoint=checkpoint)
+    every = np.arange(settings.steps + 1)
+    traj = gd.run(data, net, trials.schedule(settings, data, net, grid=every), checkpoint=checkpoint)
     kept.update(before or dict(recent))
     kept[traj.final_step] = traj.theta.copy()
     return {t: kept[t] for t in sorted(kept) if t <= traj.final_step}, traj
@@ -156,10 +157,7 @@ def trial_anatomy(settings, d, delta, trial):
     data, net = trials.trial_setup(settings, d, delta, trial)
     star = hard_directions(data["theta_star"], settings.link)
     planned = set(planned_steps(settings.steps, settings.dense_steps, settings.anatomy_points).tolist())
-    sweep = trials.schedule(settings, data, net)
-    full, traj = _unrestricted_states(
-        data, net, sweep, planned, settings.window, settings.escape_rho, star[:, 0]
-    )
+    full, traj = _unrestricted_states(settings, data, net, planned, star[:, 0])
     steps = np.array(list(full), dtype=int)
     restricted = {}
     plateau = gd.run(

@@ -144,19 +144,20 @@ def population_risk_of(settings, data, net):
     return risk
 
 
-def schedule(settings, data, net, freeze=True):
-    """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, log grid,
-    freeze/escape levels, loss scale, the trained layers and the loss (sweep cells; Θ and the square
-    loss otherwise), the certified early stopping at a local minimum (:func:`certificate`, in every
-    trained parameter), and for the square loss the exact population risk as test loss (another
-    loss's test loss is ρ on the trial's test samples)."""
+def schedule(settings, data, net, freeze=True, grid=None):
+    """The GD schedule of ``settings`` (``gd.engine.Schedule``): its η, step budget, recording grid
+    (``grid``, by default the log grid of ``record_points``), freeze/escape levels, loss scale, the
+    trained layers and the loss (sweep cells; Θ and the square loss otherwise), the certified early
+    stopping at a local minimum (:func:`certificate`, in every trained parameter), and for the square
+    loss the exact population risk as test loss (another loss's test loss is ρ on the trial's test
+    samples)."""
     scale = loss_scale(settings, data["y"])
     train = tuple(getattr(settings, "train", ("theta",)))
     loss = loss_of(settings)
     return gd.Schedule(
         lr=settings.lr,
         steps=settings.steps,
-        grid=gd.log_grid(settings.steps, settings.record_points),
+        grid=gd.log_grid(settings.steps, settings.record_points) if grid is None else grid,
         freeze_rho=settings.freeze_rho if freeze else None,
         escape_rho=settings.escape_rho,
         loss_scale=scale,

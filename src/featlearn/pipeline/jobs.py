@@ -571,7 +571,7 @@ KINDS = (
             the whole Hessian spectrum, its ``k`` smallest eigenpairs described.""",
             MODEL,
             DATA,
-            RECORDING,
+            ("freeze_rho", "escape_rho", "success_rho"),
             ("train", "huber", "loss", "steps", "trials", *CERTIFY),
             ("dense_steps", "anatomy_points", "window", "k", "grad_tol"),
             supported=ONE_NEURON_GD,

@@ -681,11 +681,16 @@ RESULT_RULES = (
         inputs=_cells_of("escape_anatomy_cell"), log="escape/anatomy_table", jobs=_when("escape_anatomy"),
         tables=(
             TableEntry(name="escape_anatomy.csv", output="table", target=True, section="escape_anatomy",
-                       caption="Per (sweep, d, δ), the sweep's own trials followed step by step: escape steps, "
-                       "the restricted run's plateau step, the share of successful and failed trials with "
-                       "an aligned negative Hessian eigenvalue before escape, the aligned window, ρ at its "
-                       "end, the growth left undriven, localisation, and the mechanism the cell supports "
-                       "(docs/escape.md, (E13)-(E18))."),
+                       caption="Per (sweep, d, δ), the sweep's own trials followed step by step: "
+                       "escape steps, the restricted run's plateau step, the share of successful and "
+                       "failed trials with an aligned negative Hessian eigenvalue before escape, the "
+                       "aligned window, ρ at its end, the growth left undriven, localisation, and the "
+                       "mechanism the cell supports (docs/escape.md, (E13)-(E18))."),
+            TableEntry(name="escape_anatomy_verdict.csv", output="verdict", target=True,
+                       section="escape_anatomy",
+                       caption="Per sweep, every anatomy cell's trials pooled: the share of successful "
+                       "trials each reading (i)-(iv) describes, with its likelihood interval, and the "
+                       "verdict (supported, excluded) on the mechanism (docs/escape.md, (E18))."),
         ),
         figures=(
             FigureEntry(stem="extra_escape_anatomy", section="escape_anatomy",
