@@ -190,9 +190,11 @@ def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
         }
 
     many = [trial(True, 0.0) for _ in range(20)] + [trial(False, np.nan) for _ in range(5)]
-    row = anatomy_tables.pooled_row("gelu", many)
+    row = anatomy_tables.pooled_row("gelu", 500, many)
     assert row["driven"] == 20 and row["driven_low"] > 0.5 and row["from_plateau_high"] < 0.5
     assert row["mechanism"] == "(i) aligned negative curvature drives the growth; excluded: (ii), (iii), (iv)"
     assert row["rho_window_separation"] == 1.0
-    few = anatomy_tables.pooled_row("gelu", [trial(True, 0.9, plateau=5), trial(True, 0.0)])
+    few = anatomy_tables.pooled_row("gelu", 1000, [trial(True, 0.9, plateau=5), trial(True, 0.0)])
     assert few["mechanism"] == "none supported"
+    rows = anatomy_tables.pooled_rows("gelu", {1000: [trial(True, 0.0)], 500: many})
+    assert [r["d"] for r in rows] == [500, 1000, "all"] and rows[-1]["trials"] == 26

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from featlearn.analysis.anatomy_tables import cell_row, pooled_row, trial_summaries
+from featlearn.analysis.anatomy_tables import cell_row, pooled_rows, trial_summaries
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, write_csv
 from featlearn.plotting import figures
@@ -13,11 +13,12 @@ for path in sm.input.cells:
     cells.setdefault(Path(path).parent.name, []).append(load_npz(path)[0])
 rows, pooled = [], []
 for sweep, group in sorted(cells.items()):
-    summaries = []
+    by_d = {}
     for cell in sorted(group, key=lambda c: (int(c["d"]), float(c["delta"]))):
-        summaries.append(trial_summaries(cell))
-        rows.append(cell_row(sweep, cell, summaries[-1]))
-    pooled.append(pooled_row(sweep, [s for cell in summaries for s in cell]))
+        summaries = trial_summaries(cell)
+        by_d.setdefault(int(cell["d"]), []).extend(summaries)
+        rows.append(cell_row(sweep, cell, summaries))
+    pooled += pooled_rows(sweep, by_d)
 write_csv(sm.output.table, rows)
 write_csv(sm.output.verdict, pooled)
 for row in rows + pooled:

@@ -21,7 +21,8 @@ A cell's mechanism (E18) names each reading its data support: (i) aligned negati
 escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
 plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
 directions (most aligned states), (iv) most of the growth undriven (median share > ½).  Pooled over
-every cell of a sweep (:func:`pooled_row`), each reading's share of the successful trials carries
+every cell of a sweep at one d, and at every d together (:func:`pooled_rows`), each reading's share
+of the successful trials carries
 its interval (E17) and is supported (interval above ½), excluded (below ½) or undetermined; there
 (i) is "the growth is driven": share (E16) ≤ ½.
 """
@@ -216,14 +217,21 @@ def cell_row(sweep, cell, summaries=None):
     return row
 
 
-def pooled_row(sweep, summaries):
-    """One row of ``escape_anatomy_verdict.csv``: the trials of every cell of a sweep pooled, each
-    reading's share with its interval (E17), and the verdict (E18) on the pooled shares."""
+def pooled_rows(sweep, summaries_by_d):
+    """The rows of ``escape_anatomy_verdict.csv`` for a sweep: per d its cells' trials pooled
+    (:func:`pooled_row`), then every d together (d = "all"); ``summaries_by_d``: {d: trial summaries}."""
+    rows = [pooled_row(sweep, d, summaries) for d, summaries in sorted(summaries_by_d.items())]
+    return rows + [pooled_row(sweep, "all", [s for group in summaries_by_d.values() for s in group])]
+
+
+def pooled_row(sweep, d, summaries):
+    """One row of ``escape_anatomy_verdict.csv``: the trials ``summaries`` of a sweep's cells at ``d``
+    pooled, each reading's share with its interval (E17), and the verdict (E18) on the pooled shares."""
     won = [x for x in summaries if x["success"]]
     lost = [x for x in summaries if not x["success"]]
     shares = [x["undriven_share"] for x in won if math.isfinite(x["undriven_share"])]
     states = [flag for x in won for flag in x["localised"]]
-    row = {"sweep": sweep, "trials": len(summaries), "successes": len(won)}
+    row = {"sweep": sweep, "d": d, "trials": len(summaries), "successes": len(won)}
     for name, flags in (
         ("aligned_before", [x["aligned_before"] for x in won]),
         ("aligned_failure", [x["aligned_before"] for x in lost]),

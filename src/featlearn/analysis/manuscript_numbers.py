@@ -259,7 +259,8 @@ def _share(row, key):
 
 
 def anatomy_rows(rows):
-    """Per sweep of escape_anatomy_verdict.csv (docs/escape.md, (E16)–(E18)): trials and successes,
+    """Per sweep and d (and every d together) of escape_anatomy_verdict.csv (docs/escape.md,
+    (E16)–(E18)): trials and successes,
     the shares of the successful trials whose growth the aligned curvature drives, that escape from
     the plateau and of the aligned states that are localised, with their intervals; ρ at the aligned
     window's end (successes, failures) and its separation; the verdict; the intervals' level (%).
@@ -269,6 +270,7 @@ def anatomy_rows(rows):
     return [
         {
             "sweep": r["sweep"],
+            "d": str(r["d"]),
             "trials": f"{int(r['successes'])}/{int(r['trials'])}",
             "driven": _share(r, "driven"),
             "from_plateau": _share(r, "from_plateau"),

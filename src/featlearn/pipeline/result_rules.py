@@ -696,8 +696,8 @@ RESULT_RULES = (
             FigureEntry(stem="extra_escape_anatomy", section="escape_anatomy",
                         caption="The escape, trial by trial: ρ and the most negative aligned Hessian "
                         "eigenvalue of each trial (successes blue, failures grey) in the cell nearest half "
-                        "success at the largest d, and per cell the share of trials with an aligned "
-                        "negative eigenvalue before escape (docs/escape.md, (E13)-(E18))."),
+                        "success (the largest d among ties), and per cell the share of trials with an "
+                        "aligned negative eigenvalue before escape (docs/escape.md, (E13)-(E18))."),
         ),
     ),
     ResultRule(

@@ -11,12 +11,9 @@ SUCCESS, FAILURE = "tab:blue", "0.55"
 
 
 def representative(cells):
-    """The cell drawn trial by trial: at the largest d, the δ whose success fraction is nearest ½."""
-    top = max(int(c["d"]) for c in cells)
-    return min(
-        (c for c in cells if int(c["d"]) == top),
-        key=lambda c: (abs(np.mean(c["success"]) - 0.5), float(c["delta"])),
-    )
+    """The cell drawn trial by trial: the one whose success fraction is nearest ½ (among ties, the
+    largest d, then the smallest δ)."""
+    return min(cells, key=lambda c: (abs(np.mean(c["success"]) - 0.5), -int(c["d"]), float(c["delta"])))
 
 
 def _trials(ax, cell, values, ylabel):
@@ -53,7 +50,7 @@ def _fractions(ax, rows):
     ax.plot([], [], "o", color="k", label="successes")
     ax.plot([], [], "s", color="k", mfc="none", label="failures")
     ax.set(xlabel=r"$\delta$", ylabel="aligned before escape", ylim=(-0.05, 1.05))
-    ax.legend(frameon=False, fontsize=7, loc="lower right")
+    ax.legend(frameon=False, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
 
 
 def anatomy_figure(cells_by_sweep, rows):
@@ -66,13 +63,13 @@ def anatomy_figure(cells_by_sweep, rows):
         cell = representative(cells_by_sweep[name])
         title = f"{name}, d = {int(cell['d'])}, δ = {float(cell['delta']):g}"
         _trials(row_axes[0], cell, cell["full_rho"], r"$\rho$")
-        row_axes[0].set_title(title, fontsize=8)
+        row_axes[0].set_title(title, fontsize=9)
         _trials(row_axes[1], cell, _aligned_minimum(cell), "aligned λ (0: none)")
         _fractions(row_axes[2], [r for r in rows if r["sweep"] == name])
-        row_axes[2].set_title(name, fontsize=8)
+        row_axes[2].set_title(name, fontsize=9)
     for ax in axes.flat:
-        ax.tick_params(labelsize=7)
-        ax.xaxis.label.set_size(8)
-        ax.yaxis.label.set_size(8)
+        ax.tick_params(labelsize=8)
+        ax.xaxis.label.set_size(9)
+        ax.yaxis.label.set_size(9)
     fig.tight_layout()
     return fig
