@@ -198,3 +198,4 @@ def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
     assert few["mechanism"] == "none supported"
     rows = anatomy_tables.pooled_rows("gelu", {1000: [trial(True, 0.0)], 500: many})
     assert [r["d"] for r in rows] == [500, 1000, "all"] and rows[-1]["trials"] == 26
+    assert [r["d"] for r in anatomy_tables.pooled_rows("gelu", {500: many})] == [500]

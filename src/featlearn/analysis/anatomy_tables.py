@@ -219,8 +219,11 @@ def cell_row(sweep, cell, summaries=None):
 
 def pooled_rows(sweep, summaries_by_d):
     """The rows of ``escape_anatomy_verdict.csv`` for a sweep: per d its cells' trials pooled
-    (:func:`pooled_row`), then every d together (d = "all"); ``summaries_by_d``: {d: trial summaries}."""
+    (:func:`pooled_row`), then, with more than one d, every d together (d = "all");
+    ``summaries_by_d``: {d: trial summaries}."""
     rows = [pooled_row(sweep, d, summaries) for d, summaries in sorted(summaries_by_d.items())]
+    if len(rows) == 1:
+        return rows
     return rows + [pooled_row(sweep, "all", [s for group in summaries_by_d.values() for s in group])]
 
 

@@ -270,7 +270,7 @@ def anatomy_rows(rows):
     return [
         {
             "sweep": r["sweep"],
-            "d": str(r["d"]),
+            "d": r["d"] if r["d"] == "all" else str(int(r["d"])),
             "trials": f"{int(r['successes'])}/{int(r['trials'])}",
             "driven": _share(r, "driven"),
             "from_plateau": _share(r, "from_plateau"),
