@@ -22,9 +22,8 @@ escape in most successful trials (the binomial interval's lower end above ½), (
 plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
 directions (most aligned states), (iv) most of the growth undriven (median share > ½).  Pooled over
 every cell of a sweep at one d, and at every d together (:func:`pooled_rows`), each reading's share
-of the successful trials carries
-its interval (E17) and is supported (interval above ½), excluded (below ½) or undetermined; there
-(i) is "the growth is driven": share (E16) ≤ ½.
+of the successful trials carries its interval (E17) and is supported (interval above ½), excluded
+(below ½) or undetermined; there (i) is "the growth is driven": share (E16) ≤ ½.
 """
 
 import math
@@ -68,9 +67,8 @@ def trial_summaries(cell):
         t = cell["steps"][i, valid]
         escape = int(cell["escape_step"][i])
         pre = t < escape if escape >= 0 else np.ones(t.size, bool)
-        aligned = negative_aligned(cell["full_eigenvalues"][i, valid], cell["full_overlap2"][i, valid]).any(
-            axis=1
-        )
+        lam, ov = cell["full_eigenvalues"][i, valid], cell["full_overlap2"][i, valid]
+        aligned = negative_aligned(lam, ov).any(axis=1)
         h11 = cell["full_h11"][i, valid]
         u = np.abs(cell["full_u"][i, valid])
         w = aligned_window_end(aligned, pre)
@@ -94,7 +92,7 @@ def trial_summaries(cell):
             ),
             "undriven_share": math.nan,
             "localised": [],
-            "growth_exponent": growth_exponent(t[pre], _aligned_minimum(cell, i, valid)[pre], lr),
+            "growth_exponent": growth_exponent(t[pre], aligned_minimum(lam, ov)[pre], lr),
         }
         if summary["success"] and escape >= 0:
             upto = t <= escape
@@ -103,10 +101,10 @@ def trial_summaries(cell):
             total = growth.sum()
             if total > 0:
                 summary["undriven_share"] = float(growth[~driven].sum() / total)
+        share = cell["full_top_share"][i, valid]
         for j in np.flatnonzero(pre & aligned):
-            lam, ov = cell["full_eigenvalues"][i, valid][j], cell["full_overlap2"][i, valid][j]
-            which = np.flatnonzero(negative_aligned(lam, ov))[0]
-            summary["localised"].append(cell["full_top_share"][i, valid][j, which] >= LOCALISED_SHARE)
+            which = np.flatnonzero(negative_aligned(lam[j], ov[j]))[0]
+            summary["localised"].append(share[j, which] >= LOCALISED_SHARE)
         out.append(summary)
     return out
 
@@ -119,18 +117,19 @@ def aligned_window_end(aligned, pre):
     return int(lost[0]) if lost.size and lost[0] <= pre.sum() else min(int(pre.sum()), aligned.size - 1)
 
 
-def growth_exponent(steps, aligned_minimum, lr):
-    """Γ = Σ_s ln(1 + η·max(−λ_s, 0))·(s' − s) over consecutive recorded steps s < s', λ_s the most
-    negative aligned eigenvalue at s (0 where none): the growth exponent the aligned negative
-    curvature alone would give a component along its eigenvector  (E16a)."""
-    rate = np.log1p(lr * np.maximum(-np.asarray(aligned_minimum, float), 0.0))
+def growth_exponent(steps, minima, lr):
+    """Γ = Σ_s ln(1 + η·max(−λ_s, 0))·(s' − s) over consecutive recorded steps s < s', λ_s = ``minima``
+    the most negative aligned eigenvalue at s (0 where none, :func:`aligned_minimum`): the growth
+    exponent the aligned negative curvature alone would give a component along its eigenvector
+    (E16a)."""
+    rate = np.log1p(lr * np.maximum(-np.asarray(minima, float), 0.0))
     return float(np.sum(rate[:-1] * np.diff(steps)))
 
 
-def _aligned_minimum(cell, i, valid):
-    """Per recorded state, the most negative aligned eigenvalue (0 where none)."""
-    lam, ov = cell["full_eigenvalues"][i, valid], cell["full_overlap2"][i, valid]
-    return np.where(negative_aligned(lam, ov), lam, 0.0).min(axis=1)
+def aligned_minimum(eigenvalues, overlap2):
+    """Per recorded state (last axis: the recorded eigenpairs), the most negative aligned eigenvalue
+    (``criteria.negative_aligned``; 0 where none)."""
+    return np.where(negative_aligned(eigenvalues, overlap2), eigenvalues, 0.0).min(axis=-1)
 
 
 def _median(values):

@@ -4,7 +4,7 @@ escape")."""
 import matplotlib.pyplot as plt
 import numpy as np
 
-from featlearn.analysis.criteria import negative_aligned
+from featlearn.analysis.anatomy_tables import aligned_minimum
 from featlearn.plotting.figures import shades
 
 SUCCESS, FAILURE = "tab:blue", "0.55"
@@ -23,11 +23,6 @@ def _trials(ax, cell, values, ylabel):
         colour = SUCCESS if cell["success"][i] else FAILURE
         ax.plot(cell["steps"][i, valid] + 1, values[i, valid], color=colour, lw=0.8, alpha=0.85)
     ax.set(xscale="log", xlabel="GD step + 1", ylabel=ylabel)
-
-
-def _aligned_minimum(cell):
-    lam, ov = cell["full_eigenvalues"], cell["full_overlap2"]
-    return np.where(negative_aligned(lam, ov), lam, 0.0).min(axis=-1)
 
 
 def _fractions(ax, rows):
@@ -64,7 +59,12 @@ def anatomy_figure(cells_by_sweep, rows):
         title = f"{name}, d = {int(cell['d'])}, δ = {float(cell['delta']):g}"
         _trials(row_axes[0], cell, cell["full_rho"], r"$\rho$")
         row_axes[0].set_title(title, fontsize=9)
-        _trials(row_axes[1], cell, _aligned_minimum(cell), "aligned λ (0: none)")
+        _trials(
+            row_axes[1],
+            cell,
+            aligned_minimum(cell["full_eigenvalues"], cell["full_overlap2"]),
+            "aligned λ (0: none)",
+        )
         _fractions(row_axes[2], [r for r in rows if r["sweep"] == name])
         row_axes[2].set_title(name, fontsize=9)
     for ax in axes.flat:
