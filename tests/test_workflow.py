@@ -385,7 +385,9 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "sweep_block": 1,
         "aggregate_sweep": 1,
         "threshold_table": 1,
-        "phase_figure": 2,  # Fig 4, and the bump figure, which draws the prediction table below
+        # Fig 4; the bump figure, which draws the prediction table below; Fig 5, whose threshold lines
+        # come from the theory table, which lists the sweeps' δ₅₀ too
+        "phase_figure": 3,
         "spectral_figure": 1,  # Fig 1 shows the gelu sweep too
         "sweep_escape_steps_figure": 1,
         "width_figure": 1,  # the gelu sweep is the m = 1 point of the width figure
@@ -393,6 +395,7 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "theory_figure": 1,  # fig10b_delta_nn draws them
         "escape_prediction_table": 1,  # reads the theory table
         "finite_size_scaling": 1,  # extrapolates the gelu sweep's δ₅₀(d)
+        "escape_finite_n_compare": 1,  # compares the prediction with the measured δ₅₀(d)
         "spectral_threshold_table": 1,  # reads δ_NN(∞) from the theory table
         "plateau_theory_table": 1,  # so does the plateau-vs-theory table
         "plateau_theory_figure": 1,
@@ -401,8 +404,8 @@ def test_editing_one_delta_reruns_only_that_cell(tiny_run, tmp_path):
         "all": 1,
     }
     assert "results/sweeps/gelu/d60_delta13/block0.npz" in proc.stdout
-    assert "Drawing fig4_phase_gelu\n" in proc.stdout and "Drawing fig5_phase_quad" not in proc.stdout
-    assert "Drawing extra_phase_gelu_bump\n" in proc.stdout
+    assert "Drawing fig4_phase_gelu\n" in proc.stdout and "Drawing extra_phase_gelu_bump\n" in proc.stdout
+    assert "Drawing fig5_phase_quad" in proc.stdout  # its threshold lines read the theory table (see above)
 
 
 def test_editing_a_sweep_setting_reruns_exactly_that_sweep(tiny_run, tmp_path):
@@ -432,7 +435,8 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "spectral_threshold_table": 1,  # and the spectral-threshold table
         "plateau_theory_table": 1,  # and the plateau-vs-theory table (quad's fixed point)
         "plateau_theory_figure": 1,
-        "phase_figure": 1,  # the bump sweep's figure draws that prediction
+        "phase_figure": 2,  # the bump sweep's figure draws that prediction, Fig 5 quad's threshold lines
+        "escape_finite_n_compare": 1,  # reads the finite-size table's measured δ₅₀(d)
         "claims_table": 1,  # so do the claims
         "manuscript": 1,
         "all": 1,

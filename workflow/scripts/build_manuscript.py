@@ -3,7 +3,7 @@ from pathlib import Path
 
 import typst
 
-from featlearn.analysis.manuscript_numbers import numbers, results_index
+from featlearn.analysis.manuscript_numbers import numbers, phase_line_words, results_index
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv
 
@@ -15,6 +15,9 @@ extra = (
     "spectral_threshold.csv",
     "plateau_threshold.csv",
     "escape_anatomy_verdict.csv",
+    "delta50_finite_n.csv",
+    "delta50_finite_n_vs_gd.csv",
+    "paper_correspondence.csv",
 )  # tables of optional config sections
 tables |= {Path(p).name: read_csv(p) for p in sm.input.index if Path(p).name in extra}
 claims = read_csv(sm.input.claims)
@@ -33,6 +36,7 @@ out = numbers(
     sm.params.paper,
     sm.params.design_stem,
 )
+out["phase_lines"] = phase_line_words(tables, sm.params.phase_lines, sm.params.figures)
 out["index"] = results_index(sm.params.index, {Path(p).name: read_csv(p) for p in sm.input.index})
 out["figures"] = {stem: "/" + path for stem, path in sm.params.figures.items()}
 Path(sm.output.numbers).write_text(json.dumps(out, indent=1, ensure_ascii=False))

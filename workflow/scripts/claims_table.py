@@ -1,7 +1,7 @@
 from functools import cache
 from pathlib import Path
 
-from featlearn.analysis.claims import Results, claim_rows
+from featlearn.analysis.claims import Results, claim_rows, paper_correspondence
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv, write_csv
 
@@ -15,9 +15,12 @@ def read(name):
     return read_csv(tables[name]) if name in tables else []
 
 
-rows = claim_rows(
-    Results(read, load_npz(sm.input.grokking)[0]), sm.params.tolerance, sm.params.roles, sm.params.paper
+results = Results(read, load_npz(sm.input.grokking)[0])
+rows = claim_rows(results, sm.params.tolerance, sm.params.roles, sm.params.paper)
+write_csv(sm.output.table, rows)
+write_csv(
+    sm.output.correspondence,
+    paper_correspondence(results, sm.params.tolerance, sm.params.roles, sm.params.paper),
 )
-write_csv(sm.output[0], rows)
 for row in rows:
     log(f"claim {row['claim']}: {row['verdict']} | {row['paper']} | {row['measured']}")

@@ -407,7 +407,74 @@ def claim_easy_hard(results, tol, table):
     )
 
 
-def claim_theory_threshold(results, tol, paper):
+def _theory_quantities(row):
+    """The theory model's thresholds (theory_thresholds.csv row): [(quantity, value, error)], the
+    long-time δ_NN^RS(∞) with its numerical error and min_t δ_NN(t) at every N with its s.e."""
+    out = [("δ_NN^RS(∞)", row["delta_nn_long_time"], row["long_time_numerical_error"])]
+    out.append((f"min_t δ_NN(t), N = {int(row['n_paths'])}", row["delta_nn_min"], row["delta_nn_min_se"]))
+    for key in sorted(k for k in row if k.startswith("delta_nn_min_N")):
+        n = key.removeprefix("delta_nn_min_N")
+        out.append((f"min_t δ_NN(t), N = {n}", row[key], row.get(f"delta_nn_min_se_N{n}", math.nan)))
+    return out
+
+
+def paper_correspondence(results, tol, roles, paper):
+    """Where the paper's thresholds (GeLU, Quad) sit among this product's quantities: per model and
+    quantity its value, interval and whether the paper's value agrees with it (``criteria.agrees`` at
+    the theory tolerance: within its interval or 2σ, never required closer than the tolerance).
+    Quantities: δ_NN^RS(∞); min_t δ_NN(t) at each N; GD's δ₅₀ at each measured d; the finite-d
+    prediction from the early window (docs/escape.md (E20)) at each d, main ρ_c, where built."""
+    theory = {r["model"]: r for r in results.read("theory_thresholds.csv")}
+    finite_n = results.read("delta50_finite_n.csv")
+    rows = []
+    for key in ("gelu", "quad"):
+        sweep, model, target = roles[key], roles[f"theory_{key}"], paper[key]
+
+        def add(quantity, value, error, low=math.nan, high=math.nan, *, _key=key, _target=target):
+            if not math.isfinite(value):
+                return  # nothing to compare (e.g. no finite-time crossing on the grid)
+            closed = math.isfinite(low) and math.isfinite(high)
+            rows.append(
+                {
+                    "model": _key,
+                    "quantity": quantity,
+                    "value": value,
+                    "error": error,
+                    "low": low,
+                    "high": high,
+                }
+                | {
+                    "paper": _target,
+                    "agrees": agrees(
+                        value, error, _target, tol["theory_threshold"], (low, high) if closed else None
+                    ),
+                }
+            )
+
+        for quantity, value, error in _theory_quantities(theory[model]) if model in theory else []:
+            add(quantity, value, error)
+        for f in _fits(results, sweep):
+            add(f"GD δ₅₀, d = {f.d}", f.value, f.error, f.low, f.high)
+        predicted = [r for r in finite_n if r["sweep"] == sweep and r["reading"] == "linear"]
+        main = min((r["rho_c"] for r in predicted), default=math.nan)
+        for r in (r for r in predicted if r["rho_c"] == main):
+            add(
+                f"finite-d prediction (E20), d = {int(r['d'])}",
+                r["delta50_predicted"],
+                math.nan,
+                r["delta50_predicted_low"],
+                r["delta50_predicted_high"],
+            )
+    return rows
+
+
+def correspondence_text(rows, model):
+    """The quantities of ``model`` the paper's value agrees with, in words ("none" if none)."""
+    hits = [r["quantity"] for r in rows if r["model"] == model and r["agrees"]]
+    return ", ".join(hits) if hits else "none of them"
+
+
+def claim_theory_threshold(results, tol, paper, correspondence=()):
     rows = {r["model"]: r for r in results.read("theory_thresholds.csv")}
     parts, text = [], []
     for model, target in paper.items():
@@ -424,6 +491,8 @@ def claim_theory_threshold(results, tol, paper):
     gd = [f"{m}: {finite_size_text(row)}" for m, row in _finite_size(results).items()]
     if gd:
         text.append("GD's threshold, " + "; ".join(gd))
+    for key in dict.fromkeys(r["model"] for r in correspondence):
+        text.append(f"the paper's {key} value agrees with: {correspondence_text(correspondence, key)}")
     return _row(
         "δ_NN from the theory: " + ", ".join(f"{m} ≈ {t:g}" for m, t in paper.items()),
         "; ".join(text),
@@ -477,7 +546,10 @@ def claim_rows(results, tolerance, sweeps, paper):
         claim_threshold(results, tolerance, sweeps["gelu"], paper["gelu"], "gelu_threshold", "GeLU"),
         claim_threshold(results, tolerance, sweeps["quad"], paper["quad"], "quad_threshold", "Quad"),
         claim_theory_threshold(
-            results, tolerance, {sweeps["theory_gelu"]: paper["gelu"], sweeps["theory_quad"]: paper["quad"]}
+            results,
+            tolerance,
+            {sweeps["theory_gelu"]: paper["gelu"], sweeps["theory_quad"]: paper["quad"]},
+            paper_correspondence(results, tolerance, sweeps, paper),
         ),
         claim_sharpening(results, tolerance, [sweeps["gelu"], sweeps["quad"]]),
         claim_spectral_gain(results, tolerance, sweeps["gelu"], sweeps["gelu_spectral"]),

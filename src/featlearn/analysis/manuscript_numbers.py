@@ -5,11 +5,12 @@ once, written to ``results/paper/numbers.json``.  The manuscript source holds no
 
 import math
 
-from featlearn.analysis import anatomy_tables
+from featlearn.analysis import anatomy_tables, finite_n_tables
 from featlearn.analysis.claims import finite_size_text
 from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import interval
 from featlearn.analysis.formatting import significant as fmt
+from featlearn.analysis.threshold_lines import threshold_lines
 
 
 def pm(value, error):
@@ -284,6 +285,70 @@ def anatomy_rows(rows):
     ]
 
 
+def _predicted(value, low, high, status):
+    """A predicted δ₅₀ with its interval; where P never reaches ½ on the grid, "above the grid" with the
+    interval's lower end."""
+    if math.isfinite(value):
+        return _interval(value, low, high)
+    return {"none": f"above the grid (> {fmt(low)})" if math.isfinite(low) else "above the grid"}.get(
+        status, "below the grid"
+    )
+
+
+def finite_n_rows(rows):
+    """Per model, d and reading of delta50_finite_n_vs_gd.csv at the main (smallest) ρ_c (docs/escape.md,
+    (E19)–(E23)): predicted and measured δ₅₀(d) with their intervals, the gap and the verdict.  None
+    without the section."""
+    if rows is None:
+        return None
+    main = min(r["rho_c"] for r in rows)
+    return [
+        {
+            "model": r["model"],
+            "d": str(int(r["d"])),
+            "reading": r["reading"],
+            "rho_c": fmt(r["rho_c"]),
+            "predicted": _predicted(
+                r["delta50_predicted"],
+                r["delta50_predicted_low"],
+                r["delta50_predicted_high"],
+                r["delta50_predicted_status"],
+            ),
+            "half_sets": fmt(r["delta50_predicted_half_sets"]),
+            "level": fmt(100 * finite_n_tables.LEVEL),
+            "measured": _interval(
+                r["delta50_measured"], r["delta50_measured_low"], r["delta50_measured_high"]
+            ),
+            "verdict": "agrees"
+            if r["agrees"] is True
+            else (f"gap {r['gap']:+.2f}" if math.isfinite(r["gap"]) else "no comparison"),
+        }
+        for r in rows
+        if r["rho_c"] == main
+    ]
+
+
+def correspondence_rows(rows):
+    """paper_correspondence.csv in words: per model and quantity its value with its interval (or ±
+    its error) and whether the paper's value agrees with it."""
+    out = []
+    for r in rows or []:
+        if math.isfinite(r["low"]) or math.isfinite(r["high"]):
+            value = _interval(r["value"], r["low"], r["high"])
+        else:
+            value = _pm_or_dash(r["value"], r["error"]) if math.isfinite(r["error"]) else fmt(r["value"])
+        out.append(
+            {
+                "model": r["model"],
+                "quantity": r["quantity"],
+                "value": value,
+                "paper": fmt(r["paper"]),
+                "agrees": "yes" if r["agrees"] is True else "no",
+            }
+        )
+    return out
+
+
 def _limit_interval(value, low, high):
     """A d → ∞ limit: the value and its interval; the interval alone where the approach laws leave no
     point (the 1/d law rejected); "—" where none is admissible."""
@@ -384,6 +449,20 @@ def design_numbers(rows, stem):
     }
 
 
+def phase_line_words(tables, phase_lines, figures):
+    """{figure stem: the words naming every threshold line that sweep's phase figure draws, "" when it
+    draws none}, from the same ``threshold_lines`` and tables as the figure (theory_thresholds.csv,
+    delta50_finite_n.csv where built)."""
+    theory = {r["model"]: r for r in tables["theory_thresholds.csv"]}
+    out = {}
+    for sweep, lines in phase_lines.items():
+        if lines["stem"] not in figures:
+            continue
+        drawn = threshold_lines(theory.get(lines["theory"]), tables.get("delta50_finite_n.csv"), lines, sweep)
+        out[lines["stem"]] = "; ".join(words for *_, words in drawn)
+    return out
+
+
 def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper, design_stem=None):
     """The manuscript's numbers.  ``tables``: name → rows; ``claims``: claim rows; ``grokking``:
     the long run's arrays; ``landscape``: the Fig 3 cells; ``benchmarks``: [(path, seconds,
@@ -401,6 +480,8 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
         "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
         "anatomy": anatomy_rows(tables.get("escape_anatomy_verdict.csv")),
+        "finite_n": finite_n_rows(tables.get("delta50_finite_n_vs_gd.csv")),
+        "correspondence": correspondence_rows(tables.get("paper_correspondence.csv")),
         "plateau_threshold": plateau_threshold_rows(tables.get("plateau_threshold.csv")),
         "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
         "plateau": plateau_numbers(),

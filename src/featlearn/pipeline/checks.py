@@ -196,6 +196,9 @@ REFERENCES = (
     ("escape.signal.cases.<>", "theory.models"),
     ("escape.prediction.models.<>", "theory.models"),
     ("escape.prediction.models.*.sweep", "sweeps"),
+    ("escape.finite_n.models.<>", "theory.models"),
+    ("escape.finite_n.models.*.sweep", "sweeps"),
+    ("escape.finite_n.models.<>", "escape.finite_n.horizon", "each predicted model needs its horizon"),
     ("escape.two_stage.models.<>", "theory.models"),
     ("escape.two_stage.models.*.sweep", "sweeps"),
     ("finite_size.models.*.sweep", "sweeps"),
@@ -277,14 +280,20 @@ trained layers and the loss."""
 
 
 def predicted_models(config):
-    """Each predicted model's sweep trains the same model."""
-    for model, spec in config["escape"]["prediction"]["models"].items():
+    """Each predicted model's sweep (of ``escape.prediction`` and ``escape.finite_n``) trains the same
+    model."""
+    for kind in ("prediction", "finite_n"):
+        _same_model(config, kind)
+
+
+def _same_model(config, kind):
+    for model, spec in (config["escape"].get(kind) or {"models": {}})["models"].items():
         theory = settings.conventions(config, f"theory.models.{model}")
         sweep = settings.conventions(config, f"sweeps.{spec['sweep']}")
         for name in PREDICTED_CONVENTIONS:
             if settings.frozen(theory[name]) != settings.frozen(sweep[name]):
                 raise ConfigError(
-                    f"escape.prediction.models.{model}.sweep",
+                    f"escape.{kind}.models.{model}.sweep",
                     f"sweep {spec['sweep']!r} has {name} = {sweep[name]!r}, model {model!r} has "
                     f"{theory[name]!r}: the prediction would be about another model",
                 )
@@ -362,12 +371,12 @@ CHECKS = (
     easy_hard_link,
     hessian_links,
     horizons,
-    predicted_models,
     design_family,
     unique_stems,
     supported_options,
     loss_thresholds,
     link_requirements,
+    predicted_models,  # last: a value a job refuses is named at its own key first
 )
 
 

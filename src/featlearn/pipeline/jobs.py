@@ -249,6 +249,15 @@ def _predicted_cells(kind):
     )
 
 
+def _finite_n_cells(config):
+    """Every (model, d, δ) of ``escape.finite_n`` (its d list, each model's δ list)."""
+    spec = (config.get("escape") or {}).get("finite_n")
+    if not spec:
+        return []
+    models = spec["models"].items()
+    return [cell for m, model in models for cell in _grid(model=[m], d=spec["d"], delta=model["delta"])]
+
+
 def _convention_scan_cells(config):
     spec = config.get("conventions")
     return _grid(convention=spec["grid"], activation=spec["activations"], d=spec["d"]) if spec else []
@@ -645,6 +654,34 @@ KINDS = (
         cost=resources.two_stage,
         cells_from="escape.two_stage.models.{model}",
         what="Two-stage prediction (linear process, then the kicked DMFT with signal)",
+    ),
+    Kind(
+        rule="escape_finite_n_cell",
+        compute="featlearn.theory.finite_n.finite_n_cell",
+        path="escape/finite_n/{model}/d{d}_delta{delta}",
+        cells=_finite_n_cells,
+        settings=settings_class(
+            "FiniteNSettings",
+            """The prediction from the finite system's early window (``theory.finite_n``, docs/escape.md
+            (E19)–(E22)) at one (d, δ) of a theory model: ``path_sets`` restricted DMFT solves with
+            N = round(δd) paths over ``horizon`` steps, the aligned outlier (overlap² ≥ ``aligned``) at
+            every step, ``samples`` paths of the hard-coordinate process, the critical overlaps
+            ``rho_c``.""",
+            MODEL,
+            ("horizon", "path_sets", "samples", "rho_c", "aligned"),
+            without=THEORY_FIXES,
+            supported=THEORY,
+        ),
+        conventions_from=_THEORY,
+        experiment="finite_n_{model}",
+        sources={
+            "horizon": "escape.finite_n.horizon.{model}",
+            **{k: f"escape.finite_n.{k}" for k in ("path_sets", "samples", "aligned")},
+            "rho_c": "escape.prediction.rho_c",
+        },
+        cost=resources.finite_n,
+        cells_from="escape.finite_n.models.{model}",
+        what="Predicted success from the finite system's early window",
     ),
     Kind(
         rule="convention_scan",

@@ -266,6 +266,14 @@ def prediction(config, w, s):
     return mb, seconds
 
 
+def finite_n(config, w, s):
+    """A finite-n window cell (``theory.finite_n``): ``path_sets`` DMFT solves with N = δd paths, the
+    outlier equations at every step (~5 ms each) and the sampled paths of the process (negligible)."""
+    n = round(float(w.delta) * int(w.d))
+    seconds = JOB_START + dmft_seconds(n, s.horizon, s.path_sets) + 0.005 * (s.horizon + 1) * s.path_sets
+    return dmft_mem_mb(n, s.horizon), seconds
+
+
 def two_stage(config, w, s):
     """A two-stage cell: one DMFT-with-signal solve per kick (m₀, t₀); the draws are negligible."""
     seconds = JOB_START + dmft_seconds(s.n_paths, s.horizon, len(s.m0) * len(s.t0))

@@ -516,11 +516,42 @@ def _fixed_points_compared(config, w):
     ]
 
 
+def _phase_theory(config, sweep):
+    """The theory model and paper value of the finite-size model that names ``sweep`` (their threshold
+    lines on its phase figure), and whether an ``escape.finite_n`` model predicts it."""
+    models = (config.get("finite_size") or {}).get("models", {})
+    spec = next((m for m in models.values() if m.get("sweep") == sweep and m.get("theory")), None)
+    paper = config["claims"]["paper"].get(spec.get("paper", "")) if spec else None
+    finite_n = (config.get("escape") or {}).get("finite_n") or {"models": {}}
+    predicted = any(m["sweep"] == sweep for m in finite_n["models"].values())
+    return {"theory": spec and spec["theory"], "paper": paper, "finite_n": predicted}
+
+
 def _phase_inputs(config, w):
     sweep = sweep_of_figure(config, w["stem"])
-    return prediction_inputs(config, sweep) | dict(
+    lines = _phase_theory(config, sweep)
+    out = prediction_inputs(config, sweep) | dict(
         zip(("cells", "thresholds"), sweep_tables(sweep), strict=True)
     )
+    if lines["theory"]:
+        out["theory"] = THEORY_TABLE
+    if lines["finite_n"]:
+        out["finite_n"] = table("delta50_finite_n.csv")
+    return out
+
+
+def phase_lines(config):
+    """{sweep: the ``lines`` param of its phase figure}: ``_phase_theory`` of the sweep and the main
+    ρ_c (the manuscript reads them too, to name the lines each figure draws)."""
+    rho_c = config["escape"]["prediction"]["rho_c"][0]
+    return {
+        name: _phase_theory(config, name) | {"rho_c": rho_c, "stem": spec["figure"]}
+        for name, spec in config["sweeps"].items()
+    }
+
+
+def _phase_lines(config, w):
+    return phase_lines(config)[sweep_of_figure(config, w["stem"])], "finite_size.models"
 
 
 def _spectral_figure_inputs(config, w):
@@ -698,6 +729,46 @@ RESULT_RULES = (
                         "eigenvalue of each trial (successes blue, failures grey) in the cell nearest half "
                         "success (the largest d among ties), and per cell the share of trials with an "
                         "aligned negative eigenvalue before escape (docs/escape.md, (E13)-(E18))."),
+        ),
+    ),
+    ResultRule(
+        rule="escape_finite_n_table",
+        what="Predicted from the finite system's early window: tables",
+        inputs=_cells_of("escape_finite_n_cell"), log="escape/finite_n_table", jobs=_when("escape.finite_n"),
+        params={"models": canonical_key("escape.finite_n.models"), "seed": "seed"},
+        tables=(
+            TableEntry(name="escape_finite_n.csv", output="table", target=True, section="escape.finite_n",
+                       caption="Per (model, d, δ, ρ_c), the success probability predicted from the finite "
+                       "system's early window, mean ± s.e. over DMFT path sets of N = δd paths, by three "
+                       "readings: the linear process to the window's end, the aligned growth exponent, the "
+                       "linear process while the curvature along θ* is negative (docs/escape.md, "
+                       "(E19)-(E22))."),
+            TableEntry(name="delta50_finite_n.csv", output="delta50", target=True, section="escape.finite_n",
+                       claims=True,
+                       caption="Per (model, d, reading, ρ_c), δ₅₀(d) predicted from the early window, with "
+                       "its bootstrap interval over path sets and its value from half of them "
+                       "(docs/escape.md, (E22))."),
+        ),
+    ),
+    ResultRule(
+        rule="escape_finite_n_compare",
+        what="Predicted from the early window vs GD's measured delta50(d): table and figure",
+        inputs=lambda config, w: {"predicted": table("delta50_finite_n.csv"),
+                                  "points": table("finite_size_points.csv")},
+        log="escape/finite_n_compare", jobs=_when("escape.finite_n"),
+        params={"rho_c": "escape.prediction.rho_c", "finite_size": canonical_key("finite_size.models")},
+        tables=(
+            TableEntry(name="delta50_finite_n_vs_gd.csv", output="table", target=True,
+                       section="escape.finite_n",
+                       caption="Per (model, d, reading, ρ_c), δ₅₀(d) predicted from the early window beside "
+                       "GD's measured δ₅₀(d) (the sweeps' fits), with the verdict (within two combined "
+                       "standard errors) and the gap (docs/escape.md, (E23))."),
+        ),
+        figures=(
+            FigureEntry(stem="extra_escape_finite_n", section="escape.finite_n",
+                        caption="GD's measured δ₅₀(d) (black) and δ₅₀(d) predicted from the finite system's "
+                        "early window by three readings, at the main ρ_c, per model (docs/escape.md, "
+                        "(E19)-(E23)); an arrow marks an interval open upwards."),
         ),
     ),
     ResultRule(
@@ -896,7 +967,8 @@ RESULT_RULES = (
     ),
     # the figures drawn from tables and cells, one per job
     figure("phase_figure", inputs=_phase_inputs, stems=lambda c: [f.stem for f in phase_figures(c)],
-           params={"title": _phase_title, "sweep": lambda c, w: (sweep_of_figure(c, w["stem"]), None)}),
+           params={"title": _phase_title, "sweep": lambda c, w: (sweep_of_figure(c, w["stem"]), None),
+                   "lines": _phase_lines}),
     figure("grokking_figure", inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"},
            figures=(
                FigureEntry(stem="{name}", paper="Fig 2", section="grokking",
@@ -981,8 +1053,13 @@ RESULT_RULES = (
         params={"tolerance": canonical_key("claims.tolerance"), "paper": canonical_key("claims.paper"),
                 "roles": _claim_roles},  # which sweeps and models each claim reads
         tables=(
-            TableEntry(name="claims.csv", target=True,
+            TableEntry(name="claims.csv", output="table", target=True,
                        caption="The paper's claims, the measured values and the computed verdicts."),
+            TableEntry(name="paper_correspondence.csv", output="correspondence", target=True,
+                       caption="Where the paper's GeLU and Quad thresholds sit: per model, each threshold "
+                       "this product computes (δ_NN^RS(∞), min_t δ_NN(t) per N, GD's δ₅₀ per d, the "
+                       "finite-d prediction per d) with its interval, and whether the paper's value "
+                       "agrees with it."),
         ),
     ),
 )

@@ -106,11 +106,27 @@ def prediction_of(prediction_rows, delta50_rows, sweep):
     )
 
 
-def phase_figure(cells, fits, title, cmap="Blues", prediction=None):
+def _draw_threshold_lines(ax, lines, colour_of_d):
+    """The lines of ``analysis.threshold_lines.threshold_lines``: one vertical line each, or one per d
+    (in that d's colour) for a per-d line; returns one legend handle per line."""
+    handles = []
+    for _, label, x, style, _ in lines:
+        if isinstance(x, dict):
+            for d, value in x.items():
+                if np.isfinite(value) and d in colour_of_d:
+                    ax.axvline(value, color=colour_of_d[d], **style)
+            handles.append(ax.plot([], [], color="k", label=label, **style)[0])
+        else:
+            handles.append(ax.axvline(x, label=label, **style))
+    return handles
+
+
+def phase_figure(cells, fits, title, cmap="Blues", prediction=None, lines=()):
     """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median,
     30–70 %.  With a ``prediction`` (``prediction_of``), the theory's lines on both panels
-    (``prediction_overlay``)."""
-    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 3.8))
+    (``prediction_overlay``); ``lines`` (``analysis.threshold_lines``): vertical threshold lines on the
+    success panel, each named in the legend below the panels."""
+    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 4.6 if lines else 3.8))
     success_panel(ax_p, cells, fits, cmap)
     by_d = _rows_by_d(cells)
     colours = shades(len(by_d), cmap)
@@ -121,9 +137,16 @@ def phase_figure(cells, fits, title, cmap="Blues", prediction=None):
         ax_r.plot([], [], "k--", lw=1, label="predicted, failed trials")
     ax_p.set(title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
-    ax_p.legend(frameon=False, fontsize=7, loc="upper left")
+    if lines:
+        drawn = _draw_threshold_lines(ax_p, lines, {d: c for c, (d, _) in zip(colours, by_d, strict=True)})
+        fig.legend(handles=drawn, loc="lower center", ncol=2, fontsize=9, frameon=False)
+        handles, labels = ax_p.get_legend_handles_labels()
+        kept = [(h, lab) for h, lab in zip(handles, labels, strict=True) if h not in drawn]
+        ax_p.legend(*zip(*kept, strict=True), frameon=False, fontsize=8, loc="upper left")
+    else:
+        ax_p.legend(frameon=False, fontsize=7, loc="upper left")
     ax_r.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.14 if lines else 0, 1, 1))
     return fig
 
 

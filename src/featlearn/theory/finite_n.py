@@ -1,0 +1,121 @@
+"""GD's success probability at finite d from the finite system's own early window (docs/escape.md,
+"Predicted from the early window", eqs. (E19)–(E22)).
+
+The anatomy of the escape (docs/escape.md, (E13)–(E18)) found that GD's successful trials escape
+on a negative, θ*-aligned Hessian eigenvalue that the finite-n Hessian has from initialisation and
+loses within a few steps; the trials the window carries far enough succeed.  On y = z² − 1 the
+weights w are unbounded below, so that window exists only at finite n (docs/outlier.md, "Unbounded
+weights").  This module predicts it from theory alone, with the finite system's own samples:
+
+* a **path set** is the restricted DMFT solved with N = n = round(δd) paths, the number of samples
+  of the system at (d, δ), so that its extreme tail is that of the system; path sets are drawn
+  independently (seeded by their index), as the trials' data sets are;
+* per path set the outlier equations (O3)–(O8) on the law of (g², w^t) at every step give the
+  aligned outlier λ_o(t) (overlap² ≥ ``aligned``) and the window's end
+
+      t_w = 1 + the last t ≤ T at which an aligned negative outlier exists                    (E19)
+
+  (0 when there is none; T when it never closes: then ``window_open``);
+* candidate A, the linear process (E1) run to the window's end:
+
+      P_A = P( max_{t ≤ t_w} |u^t| / √(d ‖θ^t‖²) ≥ ρ_c )                                      (E20)
+
+  sampled exactly from its Gaussian law (E5) (``prediction.crossing_statistics``);
+* candidate C, the integrated aligned curvature against the growth the escape needs:
+
+      Γ = Σ_{t < t_w, aligned} ln(1 − η λ_o(t)),
+      P_C = P( r₀|Z| e^Γ ≥ √d ρ_c ‖θ^{t_w}‖ ) = erfc( √d ρ_c ‖θ^{t_w}‖ e^{−Γ} / (√2 r₀) )       (E21)
+
+  (u⁰ = √d θ₁⁰ ~ N(0, r₀²) amplified by the aligned mode alone);
+* the prediction at (d, δ) is the mean over path sets (the trials' data sets vary too), with its
+  standard error:
+
+      P(success | δ, d) = E_paths[P],  its s.e. = sd / √R.                                    (E22)
+
+ρ_c, the horizon T and the aligned level are settings, fixed before any comparison with GD.
+"""
+
+import numpy as np
+from scipy import special
+
+from featlearn.model import seeds
+from featlearn.theory import dmft, escape
+from featlearn.theory.delta_nn import outlier_track
+from featlearn.theory.prediction import crossing_statistics, gaussian_paths
+
+
+def window_end(outlier, overlap2, aligned):
+    """(t_w, open) of (E19): one past the last step whose outlier is negative with overlap² ≥
+    ``aligned`` (0 when no step has one); ``open`` when that last step is the horizon's."""
+    return last_step_after((outlier < 0) & (overlap2 >= aligned))  # NaN compares False: no outlier
+
+
+def last_step_after(hits):
+    """(one past the last True step of ``hits``, capped at its last index; whether that last True step is
+    the last index): (0, False) when none is True."""
+    size, hits = len(hits), np.flatnonzero(hits)
+    if hits.size == 0:
+        return 0, False
+    last = int(hits[-1])
+    return min(last + 1, size - 1), last == size - 1
+
+
+def growth_exponent(outlier, overlap2, aligned, lr, t_w):
+    """Γ of (E21): Σ over the aligned steps t < t_w of ln(1 − η λ_o(t))."""
+    steps = np.arange(outlier.size) < t_w
+    hits = steps & (outlier < 0) & (overlap2 >= aligned)
+    return float(np.sum(np.log1p(-lr * outlier[hits])))
+
+
+def growth_probability(gamma, norm2, d, rho_c, r0):
+    """P_C of (E21) for a norm² ‖θ^{t_w}‖² at the window's end."""
+    return float(special.erfc(np.sqrt(d) * rho_c * np.sqrt(norm2) * np.exp(-gamma) / (np.sqrt(2) * r0)))
+
+
+def path_set(settings, d, delta, index):
+    """One path set at (d, δ): the restricted DMFT with N = round(δd) paths over ``horizon`` steps, its
+    aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c."""
+    s = settings
+    n = int(round(delta * d))
+    identity = (s.seed, "finite-n", s.experiment, s.activation, s.link, float(delta), int(d), int(index))
+    res = dmft.solve_for(s, delta, s.horizon, n, identity)
+    track = outlier_track(res, np.arange(s.horizon + 1))
+    outlier, overlap2 = track["outlier"], track["overlap2"]
+    t_w, still_open = window_end(outlier, overlap2, s.aligned)
+    gamma = growth_exponent(outlier, overlap2, s.aligned, s.lr, t_w)
+    t_h, curvature_open = last_step_after(res.h11 < 0)
+    cov = escape.covariance(res, s.r0)
+    rng = np.random.default_rng(seeds.identity_entropy(*identity, "paths"))
+    u = gaussian_paths(cov, s.samples, rng)
+    p_linear = [crossing_statistics(u[:, : t_w + 1], res.norm2[: t_w + 1], d, rho_c)[0] for rho_c in s.rho_c]
+    p_curv = [crossing_statistics(u[:, : t_h + 1], res.norm2[: t_h + 1], d, rho_c)[0] for rho_c in s.rho_c]
+    p_growth = [growth_probability(gamma, res.norm2[t_w], d, rho_c, s.r0) for rho_c in s.rho_c]
+    return {
+        "window_end": t_w,
+        "window_open": still_open,
+        "growth_exponent": gamma,
+        "p_linear": np.array(p_linear),
+        "p_growth": np.array(p_growth),
+        "curvature_end": t_h,
+        "curvature_open": curvature_open,
+        "p_curvature": np.array(p_curv),
+        "outlier": outlier,
+        "overlap2": overlap2,
+        "h11": res.h11,
+        "norm2": res.norm2,
+        "variance": np.diag(cov),
+    }
+
+
+def finite_n_cell(settings, d, delta, log=print):
+    """(E19)–(E22) at one (d, δ) of a theory model: arrays indexed [path set (, ρ_c or step)]."""
+    sets = []
+    for index in range(settings.path_sets):
+        sets.append(path_set(settings, d, delta, index))
+        p = sets[-1]
+        log(
+            f"path set {index}: N={round(delta * d)} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
+            f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()}"
+        )
+    out = {key: np.array([p[key] for p in sets]) for key in sets[0]}
+    return {**out, "d": d, "delta": delta, "n": int(round(delta * d)), "rho_c": np.asarray(settings.rho_c)}

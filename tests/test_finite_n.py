@@ -1,0 +1,133 @@
+"""The prediction from the finite system's early window (theory.finite_n, analysis.finite_n_tables;
+docs/escape.md (E19)-(E23)): the window's end and growth exponent on planted tracks, the growth
+probability against Monte Carlo, a path set's arrays and determinism, the predicted δ₅₀'s bootstrap
+interval against a planted crossing, and the verdict's closed form."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from featlearn.analysis import finite_n_tables
+from featlearn.theory import dmft, finite_n
+from featlearn.theory.delta_nn import outlier_track
+
+NAN = np.nan
+
+
+def test_window_ends_one_past_the_last_aligned_negative_outlier():
+    outlier = np.array([-1.0, -0.8, NAN, -0.5, -0.4, NAN, NAN])
+    overlap2 = np.array([0.3, 0.05, NAN, 0.2, 0.02, NAN, NAN])
+    assert finite_n.window_end(outlier, overlap2, 0.1) == (4, False)  # step 3 is the last aligned one
+    assert finite_n.window_end(outlier, overlap2, 0.5) == (0, False)  # none aligned enough
+    assert finite_n.window_end(np.array([-1.0, -1.0]), np.array([0.5, 0.5]), 0.1) == (1, True)  # still open
+
+
+def test_growth_exponent_sums_the_aligned_steps_before_the_window_end():
+    outlier = np.array([-1.0, -0.5, -2.0, -3.0])
+    overlap2 = np.array([0.5, 0.05, 0.5, 0.5])
+    expected = math.log(1 + 0.5 * 1.0) + math.log(1 + 0.5 * 2.0)  # step 1 not aligned, step 3 after t_w
+    assert finite_n.growth_exponent(outlier, overlap2, 0.1, 0.5, 3) == pytest.approx(expected)
+
+
+def test_growth_probability_is_that_of_the_amplified_initial_coordinate(rng):
+    gamma, norm2, d, rho_c, r0 = 1.7, 0.8, 400, 0.3, 1.2
+    u = r0 * np.abs(rng.standard_normal(400_000)) * math.exp(gamma)
+    monte_carlo = np.mean(u >= math.sqrt(d) * rho_c * math.sqrt(norm2))
+    exact = finite_n.growth_probability(gamma, norm2, d, rho_c, r0)
+    assert exact == pytest.approx(monte_carlo, abs=4 * math.sqrt(exact * (1 - exact) / u.size))
+
+
+SETTINGS = SimpleNamespace(
+    seed=7,
+    experiment="test",
+    activation="gelu",
+    link="he2",
+    lr=1.0,
+    a=1.0,
+    b=0.0,
+    r0=1.0,
+    noise=0.0,
+    loss=None,
+    huber=None,
+    horizon=8,
+    path_sets=3,
+    samples=2000,
+    rho_c=[0.3, 0.45],
+    aligned=0.1,
+)
+
+
+def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track():
+    d, delta = 100, 6.0
+    one = finite_n.path_set(SETTINGS, d, delta, 0)
+    identity = (7, "finite-n", "test", "gelu", "he2", delta, d, 0)
+    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 600, identity)  # N = n = δd = 600
+    track = outlier_track(res, np.arange(SETTINGS.horizon + 1))
+    np.testing.assert_array_equal(one["outlier"], track["outlier"])
+    np.testing.assert_array_equal(one["h11"], res.h11)
+    t_w, _ = finite_n.window_end(track["outlier"], track["overlap2"], 0.1)
+    assert one["window_end"] == t_w
+    assert (
+        np.all((one["p_linear"] >= 0) & (one["p_linear"] <= 1)) and one["p_linear"][0] >= one["p_linear"][1]
+    )
+    again = finite_n.path_set(SETTINGS, d, delta, 0)
+    np.testing.assert_array_equal(again["p_curvature"], one["p_curvature"])
+    other = finite_n.path_set(SETTINGS, d, delta, 1)
+    assert not np.array_equal(other["outlier"], one["outlier"], equal_nan=True)
+
+
+def test_a_cell_stacks_its_path_sets():
+    cell = finite_n.finite_n_cell(SETTINGS, 100, 6.0, log=lambda *a: None)
+    assert cell["p_linear"].shape == (3, 2) and cell["outlier"].shape == (3, SETTINGS.horizon + 1)
+    assert cell["n"] == 600
+
+
+def test_predicted_delta50_covers_a_planted_crossing(rng):
+    deltas = np.arange(4.0, 10.5, 0.5)
+    truth, covered = 7.2, 0
+    for _ in range(40):
+        p_sets = [
+            np.clip(1 / (1 + np.exp(-(dl - truth))) + 0.15 * rng.standard_normal(8), 0, 1) for dl in deltas
+        ]
+        pred = finite_n_tables.predicted_delta50(deltas, p_sets, rng, bootstrap=200)
+        covered += pred["low"] <= truth <= pred["high"]
+    assert covered >= 34  # ~95 % of 40, with room for the interpolation's bias
+
+
+def test_an_unreached_half_leaves_the_interval_open_upwards(rng):
+    deltas = [4.0, 5.0, 6.0]
+    pred = finite_n_tables.predicted_delta50(
+        deltas, [np.full(4, 0.1), np.full(4, 0.2), np.full(4, 0.3)], rng, 50
+    )
+    assert math.isnan(pred["value"]) and pred["status"] == "none" and pred["high"] == math.inf
+
+
+def test_verdict_uses_two_combined_standard_errors():
+    sigma_p = 1.0 / (2 * finite_n_tables.Z95)  # interval [6.5, 7.5]
+    bound = 2 * math.hypot(sigma_p, 0.2)
+    assert finite_n_tables.verdict(7.0, 6.5, 7.5, 7.0 + 0.99 * bound, 0.2) == (
+        True,
+        pytest.approx(-0.99 * bound),
+    )
+    assert finite_n_tables.verdict(7.0, 6.5, 7.5, 7.0 - 1.01 * bound, 0.2)[0] is False
+    assert finite_n_tables.verdict(7.0, 6.5, math.inf, 7.0, 0.2) == (
+        False,
+        pytest.approx(math.nan, nan_ok=True),
+    )
+
+
+def test_compare_rows_pair_each_prediction_with_the_measurement_at_its_d():
+    predicted = [
+        {"d": d, "delta50_predicted": 7.0, "delta50_predicted_low": 6.8, "delta50_predicted_high": 7.2}
+        for d in (250, 500)
+    ]
+    points = [{"d": 250, "delta50": 6.0, "delta50_err": 0.2, "delta50_low": 5.6, "delta50_high": 6.4}]
+    at_250, at_500 = finite_n_tables.compare_rows(predicted, points)
+    assert (
+        at_250["gap"] == pytest.approx(1.0)
+        and at_250["agrees"] is False
+        and at_250["delta50_measured_low"] == 5.6
+    )
+    assert math.isnan(at_500["delta50_measured"]) and math.isnan(at_500["gap"]) and at_500["agrees"] is False
