@@ -131,3 +131,87 @@ def test_compare_rows_pair_each_prediction_with_the_measurement_at_its_d():
         and at_250["delta50_measured_low"] == 5.6
     )
     assert math.isnan(at_500["delta50_measured"]) and math.isnan(at_500["gap"]) and at_500["agrees"] is False
+
+
+def test_the_phase_figure_draws_exactly_the_lines_its_sentence_names():
+    """Figs 4 and 5: the legend below the panels and the manuscript's sentence come from one list
+    (analysis.threshold_lines); a line without a value is neither drawn nor named."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from featlearn.analysis.manuscript_numbers import phase_line_words
+    from featlearn.analysis.threshold_lines import threshold_lines
+    from featlearn.plotting import figures
+
+    theory = {"model": "quad", "n_paths": 10000, "delta_nn_long_time": 6.5, "delta_nn_min": float("nan")}
+    finite_n = [
+        {"sweep": "quad", "reading": "linear", "rho_c": 0.3, "d": 250, "delta50_predicted": 4.6},
+        {"sweep": "quad", "reading": "growth", "rho_c": 0.3, "d": 250, "delta50_predicted": 4.1},
+    ]
+    params = {"theory": "quad", "paper": 3.6, "rho_c": 0.3, "stem": "fig5_phase_quad"}
+    lines = threshold_lines(theory, finite_n, params, "quad")
+    cells = [
+        {
+            "d": 250,
+            "delta": dl,
+            "successes": k,
+            "trials": 10,
+            "diverged": 0,
+            "rho_median": 0.5,
+            "rho_q30": 0.4,
+            "rho_q70": 0.6,
+        }
+        for dl, k in ((3.0, 1), (4.0, 5), (5.0, 9))
+    ]
+    fig = figures.phase_figure(cells, [], "quad", lines=lines)
+    drawn = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert drawn == [label for _, label, *_ in lines]
+    assert [k for k, *_ in lines] == ["rs_long_time", "finite_d", "paper"]  # min_t δ_NN(t) has no value
+    words = phase_line_words(
+        {"theory_thresholds.csv": [theory], "delta50_finite_n.csv": finite_n},
+        {"quad": params},
+        {"fig5_phase_quad": "x.pdf"},
+    )["fig5_phase_quad"]
+    assert words == "; ".join(w for *_, w in lines) and "finite-time" not in words and "long-time" in words
+
+
+def test_the_paper_correspondence_judges_each_quantity_at_its_own_tolerance():
+    from featlearn.analysis import claims
+
+    theory = {
+        "model": "gelu",
+        "n_paths": 10000,
+        "delta_nn_long_time": 9.13,
+        "long_time_numerical_error": 1e-5,
+        "delta_nn_min": 6.2,
+        "delta_nn_min_se": 0.43,
+        "delta_nn_min_N2500": float("nan"),
+        "delta_nn_min_se_N2500": float("nan"),
+    }
+    fit = {"sweep": "gelu", "d": 250, "status": "ok", "threshold": 6.45, "threshold_err": 0.05}
+    fit |= {"threshold_low": 6.35, "threshold_high": 6.55, "scale": 0.5}
+    predicted = {"sweep": "gelu", "reading": "linear", "rho_c": 0.3, "d": 250, "delta50_predicted": 7.1}
+    predicted |= {"delta50_predicted_low": 6.9, "delta50_predicted_high": 7.3}
+    tables = {"theory_thresholds.csv": [theory], "thresholds.csv": [fit], "delta50_finite_n.csv": [predicted]}
+    results = claims.Results(lambda name: tables.get(name, []), None)
+    tol = {"theory_threshold": 0.5, "gelu_threshold": 0.3, "quad_threshold": 0.3}
+    roles = {"gelu": "gelu", "theory_gelu": "gelu", "quad": "quad", "theory_quad": "quad"}
+    rows = {
+        r["quantity"]: r for r in claims.paper_correspondence(results, tol, roles, {"gelu": 6.0, "quad": 3.6})
+    }
+    assert set(rows) == {
+        "long-time theory (RS fixed point)",
+        "finite-time theory, min over t, N = 10000",
+        "GD δ₅₀ at d = 250",
+        "finite-d prediction (E20) at d = 250",
+    }
+    assert (
+        rows["finite-time theory, min over t, N = 10000"]["agrees"]
+        and not rows["long-time theory (RS fixed point)"]["agrees"]
+    )
+    # 6.45 is 0.45 from 6.0: inside the theory tolerance (0.5), outside the GD one (0.3) and its interval
+    assert rows["GD δ₅₀ at d = 250"]["tolerance"] == 0.3 and not rows["GD δ₅₀ at d = 250"]["agrees"]
+    assert not rows["finite-d prediction (E20) at d = 250"]["agrees"]
+    assert (
+        claims.correspondence_text(list(rows.values()), "gelu") == "finite-time theory, min over t, N = 10000"
+    )

@@ -409,19 +409,24 @@ def claim_easy_hard(results, tol, table):
 
 def _theory_quantities(row):
     """The theory model's thresholds (theory_thresholds.csv row): [(quantity, value, error)], the
-    long-time δ_NN^RS(∞) with its numerical error and min_t δ_NN(t) at every N with its s.e."""
-    out = [("δ_NN^RS(∞)", row["delta_nn_long_time"], row["long_time_numerical_error"])]
-    out.append((f"min_t δ_NN(t), N = {int(row['n_paths'])}", row["delta_nn_min"], row["delta_nn_min_se"]))
+    long-time δ_NN^RS(∞) with its numerical error and min_t δ_NN(t) at every N with its s.e., named in
+    words (the manuscript prints them as text)."""
+    out = [("long-time theory (RS fixed point)", row["delta_nn_long_time"], row["long_time_numerical_error"])]
+    n = int(row["n_paths"])
+    out.append((f"finite-time theory, min over t, N = {n}", row["delta_nn_min"], row["delta_nn_min_se"]))
     for key in sorted(k for k in row if k.startswith("delta_nn_min_N")):
         n = key.removeprefix("delta_nn_min_N")
-        out.append((f"min_t δ_NN(t), N = {n}", row[key], row.get(f"delta_nn_min_se_N{n}", math.nan)))
+        out.append(
+            (f"finite-time theory, min over t, N = {n}", row[key], row.get(f"delta_nn_min_se_N{n}", math.nan))
+        )
     return out
 
 
 def paper_correspondence(results, tol, roles, paper):
     """Where the paper's thresholds (GeLU, Quad) sit among this product's quantities: per model and
-    quantity its value, interval and whether the paper's value agrees with it (``criteria.agrees`` at
-    the theory tolerance: within its interval or 2σ, never required closer than the tolerance).
+    quantity its value, interval and whether the paper's value agrees with it (``criteria.agrees``:
+    within its interval or 2σ, never required closer than the claims' tolerance for that kind of
+    threshold, the theory's for a theory value and the model's GD threshold's for a δ₅₀).
     Quantities: δ_NN^RS(∞); min_t δ_NN(t) at each N; GD's δ₅₀ at each measured d; the finite-d
     prediction from the early window (docs/escape.md (E20)) at each d, main ρ_c, where built."""
     theory = {r["model"]: r for r in results.read("theory_thresholds.csv")}
@@ -430,40 +435,37 @@ def paper_correspondence(results, tol, roles, paper):
     for key in ("gelu", "quad"):
         sweep, model, target = roles[key], roles[f"theory_{key}"], paper[key]
 
-        def add(quantity, value, error, low=math.nan, high=math.nan, *, _key=key, _target=target):
+        def add(quantity, value, error, low=math.nan, high=math.nan, *, tolerance, _key=key, _target=target):
             if not math.isfinite(value):
                 return  # nothing to compare (e.g. no finite-time crossing on the grid)
-            closed = math.isfinite(low) and math.isfinite(high)
-            rows.append(
-                {
-                    "model": _key,
-                    "quantity": quantity,
-                    "value": value,
-                    "error": error,
-                    "low": low,
-                    "high": high,
-                }
-                | {
-                    "paper": _target,
-                    "agrees": agrees(
-                        value, error, _target, tol["theory_threshold"], (low, high) if closed else None
-                    ),
-                }
-            )
+            interval = (low, high) if math.isfinite(low) and math.isfinite(high) else None
+            row = {
+                "model": _key,
+                "quantity": quantity,
+                "value": value,
+                "error": error,
+                "low": low,
+                "high": high,
+            }
+            verdict = agrees(value, error, _target, tolerance, interval)
+            rows.append(row | {"paper": _target, "tolerance": tolerance, "agrees": verdict})
 
         for quantity, value, error in _theory_quantities(theory[model]) if model in theory else []:
-            add(quantity, value, error)
+            add(quantity, value, error, tolerance=tol["theory_threshold"])
+        gd = tol[f"{key}_threshold"]
         for f in _fits(results, sweep):
-            add(f"GD δ₅₀, d = {f.d}", f.value, f.error, f.low, f.high)
+            add(f"GD δ₅₀ at d = {f.d}", f.value, f.error, f.low, f.high, tolerance=gd)
         predicted = [r for r in finite_n if r["sweep"] == sweep and r["reading"] == "linear"]
         main = min((r["rho_c"] for r in predicted), default=math.nan)
         for r in (r for r in predicted if r["rho_c"] == main):
+            low, high = r["delta50_predicted_low"], r["delta50_predicted_high"]
             add(
-                f"finite-d prediction (E20), d = {int(r['d'])}",
+                f"finite-d prediction (E20) at d = {int(r['d'])}",
                 r["delta50_predicted"],
                 math.nan,
-                r["delta50_predicted_low"],
-                r["delta50_predicted_high"],
+                low,
+                high,
+                tolerance=gd,
             )
     return rows
 
@@ -471,7 +473,7 @@ def paper_correspondence(results, tol, roles, paper):
 def correspondence_text(rows, model):
     """The quantities of ``model`` the paper's value agrees with, in words ("none" if none)."""
     hits = [r["quantity"] for r in rows if r["model"] == model and r["agrees"]]
-    return ", ".join(hits) if hits else "none of them"
+    return "; ".join(hits) if hits else "none of them"
 
 
 def claim_theory_threshold(results, tol, paper, correspondence=()):

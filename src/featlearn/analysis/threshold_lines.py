@@ -6,19 +6,19 @@ import math
 LINES = {
     "rs_long_time": (
         r"$\delta_{NN}^{RS}(\infty)$: long-time theory",
-        "δ_NN^RS(∞), the long-time threshold of the static replica-symmetric fixed point (dotted red)",
+        "the long-time theory's threshold, from the static replica-symmetric fixed point (dotted red)",
         {"color": "C3", "ls": ":", "lw": 1.3},
     ),
     "finite_time": (
         r"$\min_t \delta_{NN}(t)$, N = <n>: finite-time theory",
-        "min_t δ_NN(t), the finite-time threshold's minimum over the DMFT horizon at N = <n> paths "
+        "the finite-time theory's threshold at its minimum over the DMFT horizon, with N = <n> paths "
         "(dashed green)",
         {"color": "C2", "ls": "--", "lw": 1.1},
     ),
     "finite_d": (
         r"finite-d prediction (early window, $\rho_c$ = <rho_c>), per d",
-        "the finite-d prediction from the early window (linear process to the window's end, ρ_c = <rho_c>), "
-        "one dash-dot line per d in that d's colour, where it falls on the model's δ grid",
+        "the finite-d prediction from the early window (the linear process to the window's end, critical "
+        "overlap <rho_c>), one dash-dot line per d in that d's colour, where it falls on the model's δ grid",
         {"ls": "-.", "lw": 1.1},
     ),
     "paper": (

@@ -61,13 +61,14 @@ def success_panel(ax, cells, fits, cmap="Blues", label="", colour=None):
     ax.set(xlabel=r"$\delta = n/d$", ylabel="success rate", ylim=(-0.05, 1.05))
 
 
-def prediction_overlay(ax_p, ax_r, prediction, ds, colours):
+def prediction_overlay(ax_p, ax_r, prediction, ds, colours, draw_limit=True):
     """The theory's prediction on a phase figure, per d of the sweep (``prediction``: the sweep's
     rows of ``escape_prediction.csv`` and ``delta50_prediction.csv`` at the largest ρ_c, the upper
     end of the referee's range).  Success panel: the predicted P(success) (dashed) and the predicted
     δ₅₀ (dash-dot, the "predicted threshold"), with δ_NN(∞) of the static fixed point (dotted) as the
     d → ∞ limit.  ρ panel (if given): the predicted final ρ of the failed trials (median line,
-    30–70 % band)."""
+    30–70 % band).  ``draw_limit``: whether to draw δ_NN(∞) (not when the figure's threshold lines
+    already do)."""
     rows, delta50 = prediction
     for colour, d in zip(colours, ds, strict=True):
         pred = sorted((r for r in rows if int(r["d"]) == d), key=lambda r: r["delta"])
@@ -86,7 +87,7 @@ def prediction_overlay(ax_p, ax_r, prediction, ds, colours):
             )
             ax_r.plot(delta, median, "--", color=colour, lw=1)
             ax_r.fill_between(delta, lo, hi, color=colour, alpha=0.15, lw=0)
-    limit = delta50[0]["delta_nn_long_time"] if delta50 else np.nan
+    limit = delta50[0]["delta_nn_long_time"] if delta50 and draw_limit else np.nan
     if np.isfinite(limit):
         ax_p.axvline(limit, color="C3", ls=":", lw=1.2, label=r"$\delta_{NN}(\infty)$ ($d\to\infty$)")
     rho_c = rows[0]["rho_c"] if rows else np.nan
@@ -125,28 +126,35 @@ def phase_figure(cells, fits, title, cmap="Blues", prediction=None, lines=()):
     """Left: success rate vs δ per d (dots, binomial errors, logistic fit). Right: final ρ median,
     30–70 %.  With a ``prediction`` (``prediction_of``), the theory's lines on both panels
     (``prediction_overlay``); ``lines`` (``analysis.threshold_lines``): vertical threshold lines on the
-    success panel, each named in the legend below the panels."""
-    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 4.6 if lines else 3.8))
+    success panel, each named in the legend below the panels.  Sized for the page (7.2 in wide, text
+    ≥ 8 pt, so ≥ 7 pt printed at the manuscript's 6.5 in text width)."""
+    fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(7.2, 3.7 if lines else 3.1))
     success_panel(ax_p, cells, fits, cmap)
     by_d = _rows_by_d(cells)
     colours = shades(len(by_d), cmap)
     for colour, (d, rows) in zip(colours, by_d, strict=True):
         _median_band(ax_r, rows, ("rho_median", "rho_q30", "rho_q70"), colour, f"d={d}")
     if prediction is not None:
-        prediction_overlay(ax_p, ax_r, prediction, [d for d, _ in by_d], colours)
+        drawn_elsewhere = any(key == "rs_long_time" for key, *_ in lines)  # the same δ_NN(∞) line
+        prediction_overlay(ax_p, ax_r, prediction, [d for d, _ in by_d], colours, not drawn_elsewhere)
         ax_r.plot([], [], "k--", lw=1, label="predicted, failed trials")
     ax_p.set(title=title)
     ax_r.set(xlabel=r"$\delta = n/d$", ylabel=r"final $\rho$ (median, 30–70%)", ylim=(-0.02, 1.02))
     if lines:
         drawn = _draw_threshold_lines(ax_p, lines, {d: c for c, (d, _) in zip(colours, by_d, strict=True)})
-        fig.legend(handles=drawn, loc="lower center", ncol=2, fontsize=9, frameon=False)
+        fig.legend(handles=drawn, loc="lower center", ncol=2, fontsize=8, frameon=False)
         handles, labels = ax_p.get_legend_handles_labels()
         kept = [(h, lab) for h, lab in zip(handles, labels, strict=True) if h not in drawn]
         ax_p.legend(*zip(*kept, strict=True), frameon=False, fontsize=8, loc="upper left")
     else:
-        ax_p.legend(frameon=False, fontsize=7, loc="upper left")
+        ax_p.legend(frameon=False, fontsize=8, loc="upper left")
     ax_r.legend(frameon=False, fontsize=8)
-    fig.tight_layout(rect=(0, 0.14 if lines else 0, 1, 1))
+    for ax in (ax_p, ax_r):
+        ax.tick_params(labelsize=8)
+        ax.xaxis.label.set_size(9)
+        ax.yaxis.label.set_size(9)
+        ax.title.set_size(9)
+    fig.tight_layout(rect=(0, 0.15 if lines else 0, 1, 1))
     return fig
 
 
