@@ -245,6 +245,51 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     )
 
 
+def figure_sizes(root, source):
+    """Each manuscript figure's natural and printed size (pt), as typst lays out the pages
+    (the ``<figure-size>`` metadata of the source's ``fig``)."""
+    import typst
+
+    plain = {"numbers": "/results/paper/numbers.json"}
+    return json.loads(
+        typst.query(str(source), "<figure-size>", field="value", root=str(root), sys_inputs=plain)
+    )
+
+
+def test_every_figure_of_the_manuscript_fits_its_page(tiny_run, tmp_path):
+    """The page check: every figure the tiny build's manuscript places is printed within the text
+    width and within the height that leaves room for its caption; a figure whose natural height at
+    the text width is larger (Fig 12 of the default build, 32.6 cm) is printed at that height.  The
+    same source without the height rule (the fig of 2026-12-06) fails the check on a figure made tall."""
+    sizes = figure_sizes(tiny_run, tiny_run / "paper" / "manuscript.typ")
+    assert len(sizes) >= 10
+    for s in sizes:
+        assert s["width"] <= s["text_width"] + 0.5 and s["height"] <= s["max_height"] + 0.5, s
+    # the check can fail: the plain rule (width 100 % always) on a figure twice as tall as the page
+    source = (tiny_run / "paper" / "manuscript.typ").read_text()
+    plain = source.replace("if natural.height > fig-max-height", "if false")
+    assert plain != source
+    tall = tiny_run / "tall_check.typ"  # inside typst's root; removed again (a shared tree)
+    tall.write_text(plain)
+    image = tiny_run / "results" / "figures" / "extra_escape_prediction.png"
+    backup, stat = image.read_bytes(), image.stat()
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(4, 16))
+        fig.savefig(image, dpi=40)
+        plt.close(fig)
+        overflowing = [s for s in figure_sizes(tiny_run, tall) if s["height"] > s["max_height"]]
+    finally:
+        image.write_bytes(backup)
+        os.utime(image, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # Snakemake sees it untouched
+        tall.unlink()
+    assert [s["stem"] for s in overflowing] == ["extra_escape_prediction"]
+
+
 @pytest.mark.slow
 def test_the_refinement_overlay_is_built_on_request_and_keeps_every_cell(tiny_run):
     """``results/finite_size/refine.yaml`` (F8) is no target of a build; on request it holds, per
