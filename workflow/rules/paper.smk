@@ -30,7 +30,7 @@ rule manuscript:
         config_name=lambda w: " + ".join(os.path.basename(str(f)) for f in workflow.overwrite_configfiles) or "config.yaml",
         figures=lambda w: {f.stem: figure_files(f.stem)[0] for f in FIGURES},
         design_stem=config.get("design", {}).get("stem"),
-        phase_lines=result_rules.phase_lines(config),
+        phase_lines={sweep: value for sweep, (value, _) in result_rules.phase_lines(config).items()},
         index=index_groups(),
     resources:
         mem_mb=2000,

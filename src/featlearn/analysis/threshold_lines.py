@@ -53,7 +53,7 @@ def threshold_lines(theory, finite_n, lines, sweep):
     if theory is not None:
         add("rs_long_time", theory["delta_nn_long_time"])
         add("finite_time", theory["delta_nn_min"], n=int(theory["n_paths"]))
-    if finite_n:
+    if finite_n and lines.get("finite_n", True):
         per_d = {
             int(r["d"]): r["delta50_predicted"]
             for r in finite_n

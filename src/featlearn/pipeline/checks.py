@@ -299,6 +299,24 @@ def _same_model(config, kind):
                 )
 
 
+def one_model_per_sweep(config):
+    """A sweep is analysed by one finite-size model and predicted by one ``escape.finite_n`` model at
+    most: its phase figure's threshold lines and the claims read that one model."""
+    sections = (("finite_size.models", config["finite_size"]["models"]),)
+    sections += (
+        ("escape.finite_n.models", ((config.get("escape") or {}).get("finite_n") or {}).get("models", {})),
+    )
+    for section, models in sections:
+        seen = {}
+        for name, spec in models.items():
+            if spec["sweep"] in seen:
+                raise ConfigError(
+                    f"{section}.{name}.sweep",
+                    f"sweep {spec['sweep']!r} is already that of {seen[spec['sweep']]!r}",
+                )
+            seen[spec["sweep"]] = name
+
+
 def design_family(config):
     """Each design is measured by one sweep at most; the family's parameter is no name an expression
     already uses, and its expression parses for every value of the parameter in its bounds (checked
@@ -371,6 +389,7 @@ CHECKS = (
     easy_hard_link,
     hessian_links,
     horizons,
+    one_model_per_sweep,
     design_family,
     unique_stems,
     supported_options,

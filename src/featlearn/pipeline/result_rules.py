@@ -517,19 +517,33 @@ def _fixed_points_compared(config, w):
 
 
 def _phase_theory(config, sweep):
-    """The theory model and paper value of the finite-size model that names ``sweep`` (their threshold
-    lines on its phase figure), and whether an ``escape.finite_n`` model predicts it."""
+    """What draws threshold lines on ``sweep``'s phase figure, with the config keys it is read from:
+    the finite-size model that names the sweep (its theory model and the paper's value) and the
+    ``escape.finite_n`` model that predicts it.  Returns ({"theory", "paper", "finite_n"}, origins)."""
     models = (config.get("finite_size") or {}).get("models", {})
-    spec = next((m for m in models.values() if m.get("sweep") == sweep and m.get("theory")), None)
-    paper = config["claims"]["paper"].get(spec.get("paper", "")) if spec else None
+    naming = [m for m, spec in models.items() if spec.get("sweep") == sweep]
+    if len(naming) > 1:  # the config check rejects it (checks.one_model_per_sweep)
+        raise ValueError(f"sweep {sweep!r} is that of several finite-size models: {naming}")
+    named = naming[0] if naming and models[naming[0]].get("theory") else None
+    value, origins = {"theory": None, "paper": None, "finite_n": False}, []
+    if named:
+        spec = models[named]
+        value["theory"] = spec["theory"]
+        origins += [f"finite_size.models.{named}.sweep", f"finite_size.models.{named}.theory"]
+        if spec.get("paper"):
+            value["paper"] = config["claims"]["paper"][spec["paper"]]
+            origins += [f"finite_size.models.{named}.paper", f"claims.paper.{spec['paper']}"]
     finite_n = (config.get("escape") or {}).get("finite_n") or {"models": {}}
-    predicted = any(m["sweep"] == sweep for m in finite_n["models"].values())
-    return {"theory": spec and spec["theory"], "paper": paper, "finite_n": predicted}
+    predicting = [m for m, spec in finite_n["models"].items() if spec["sweep"] == sweep]
+    if predicting:
+        value["finite_n"] = True
+        origins += [f"escape.finite_n.models.{m}.sweep" for m in predicting]
+    return value, origins
 
 
 def _phase_inputs(config, w):
     sweep = sweep_of_figure(config, w["stem"])
-    lines = _phase_theory(config, sweep)
+    lines, _ = _phase_theory(config, sweep)
     out = prediction_inputs(config, sweep) | dict(
         zip(("cells", "thresholds"), sweep_tables(sweep), strict=True)
     )
@@ -541,17 +555,22 @@ def _phase_inputs(config, w):
 
 
 def phase_lines(config):
-    """{sweep: the ``lines`` param of its phase figure}: ``_phase_theory`` of the sweep and the main
-    ρ_c (the manuscript reads them too, to name the lines each figure draws)."""
-    rho_c = config["escape"]["prediction"]["rho_c"][0]
-    return {
-        name: _phase_theory(config, name) | {"rho_c": rho_c, "stem": spec["figure"]}
-        for name, spec in config["sweeps"].items()
-    }
+    """{sweep: (the ``lines`` param of its phase figure, the config keys it reads)}: ``_phase_theory``
+    of the sweep, its figure's stem and, where a prediction is drawn, the main ρ_c (the manuscript
+    reads the values too, to name the lines each figure draws)."""
+    out = {}
+    for name, spec in config["sweeps"].items():
+        value, origins = _phase_theory(config, name)
+        value, origins = value | {"stem": spec["figure"]}, [*origins, f"sweeps.{name}.figure"]
+        if value["finite_n"]:
+            value["rho_c"] = config["escape"]["prediction"]["rho_c"][0]
+            origins.append("escape.prediction.rho_c.0")
+        out[name] = (value, tuple(origins))
+    return out
 
 
 def _phase_lines(config, w):
-    return phase_lines(config)[sweep_of_figure(config, w["stem"])], "finite_size.models"
+    return phase_lines(config)[sweep_of_figure(config, w["stem"])]
 
 
 def _spectral_figure_inputs(config, w):
