@@ -61,6 +61,8 @@ def finite_n_figure(rows, rho_c):
                 1.04 ** (k + 1),
             )
         ax.set_xscale("log")
+        ax.set_xticks(d, [str(int(x)) for x in d])
+        ax.minorticks_off()
         ax.set_xlabel("d", fontsize=9)
         ax.set_ylabel(r"$\delta_{50}(d)$", fontsize=9)
         ax.set_title(f"{model}, ρ_c = {rho_c:g}", fontsize=9)
