@@ -4,12 +4,13 @@ probability against Monte Carlo, a path set's arrays and determinism, the predic
 interval against a planted crossing, and the verdict's closed form."""
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import GELU
 
-from featlearn.analysis import finite_n_tables
+from featlearn.analysis import criteria, finite_n_tables
+from featlearn.pipeline.jobs import KIND
 from featlearn.theory import dmft, finite_n
 from featlearn.theory.delta_nn import outlier_track
 
@@ -39,30 +40,23 @@ def test_growth_probability_is_that_of_the_amplified_initial_coordinate(rng):
     assert exact == pytest.approx(monte_carlo, abs=4 * math.sqrt(exact * (1 - exact) / u.size))
 
 
-SETTINGS = SimpleNamespace(
-    seed=7,
+FINITE_N = KIND["escape_finite_n_cell"].settings
+SETTINGS = FINITE_N(
+    **{k: v for k, v in GELU.items() if k in FINITE_N.field_names()},
     experiment="test",
-    activation="gelu",
-    link="he2",
-    lr=1.0,
-    a=1.0,
-    b=0.0,
-    r0=1.0,
-    noise=0.0,
-    loss=None,
-    huber=None,
     horizon=8,
     path_sets=3,
     samples=2000,
-    rho_c=[0.3, 0.45],
+    rho_c=(0.3, 0.45),
     aligned=0.1,
 )
+"""The tiny config's GeLU model on y = z² − 1, over a short horizon."""
 
 
 def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track():
     d, delta = 100, 6.0
     one = finite_n.path_set(SETTINGS, d, delta, 0)
-    identity = (7, "finite-n", "test", "gelu", "he2", delta, d, 0)
+    identity = (SETTINGS.seed, "finite-n", "test", "gelu", "he2", delta, d, 0)
     res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 600, identity)  # N = n = δd = 600
     track = outlier_track(res, np.arange(SETTINGS.horizon + 1))
     np.testing.assert_array_equal(one["outlier"], track["outlier"])
@@ -105,7 +99,7 @@ def test_an_unreached_half_leaves_the_interval_open_upwards(rng):
 
 
 def test_verdict_uses_two_combined_standard_errors():
-    sigma_p = 1.0 / (2 * finite_n_tables.Z95)  # interval [6.5, 7.5]
+    sigma_p = 1.0 / (2 * criteria.Z95)  # interval [6.5, 7.5]
     bound = 2 * math.hypot(sigma_p, 0.2)
     assert finite_n_tables.verdict(7.0, 6.5, 7.5, 7.0 + 0.99 * bound, 0.2) == (
         True,

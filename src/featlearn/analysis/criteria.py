@@ -2,6 +2,9 @@
 
 import math
 
+Z95 = 1.959963984540054
+"""The 97.5 % normal quantile: a 95 % two-sided interval's half-width is Z95 σ."""
+
 ALIGNED_OVERLAP2 = 0.1
 """A Hessian eigenvector counts as aligned with the hard subspace when its overlap² with it is at
 least this."""

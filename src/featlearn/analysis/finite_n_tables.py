@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
+from featlearn.analysis.criteria import Z95
+from featlearn.analysis.prediction_tables import half_crossing
 from featlearn.model import seeds
-from featlearn.theory.crossing import first_crossing
 
 READINGS = {"linear": "p_linear", "growth": "p_growth", "curvature": "p_curvature"}
 """Reading name → the cell array of its success probability, indexed [path set, ρ_c]."""
@@ -24,9 +25,6 @@ BOOTSTRAP = 400
 
 LEVEL = 0.95
 """The level of a predicted δ₅₀'s bootstrap interval."""
-
-Z95 = 1.959963984540054
-"""The standard normal's 97.5 % quantile: a 95 % interval's half-width is Z95 σ."""
 
 
 def _by_delta(cells, d):
@@ -63,13 +61,6 @@ def cell_rows(model, sweep, cells):
                 }
                 rows.append(row)
     return rows
-
-
-def half_crossing(deltas, p):
-    """(δ where ``p`` first reaches ½ along ``deltas``, status): ``crossing.first_crossing`` of ½ − p;
-    NaN unless its status is "ok" ("below": already ½ at the first δ, "none": never)."""
-    value, status = first_crossing(deltas, [0.5 - x for x in p])
-    return (value if status == "ok" else float("nan")), status
 
 
 def predicted_delta50(deltas, p_sets, rng, bootstrap=BOOTSTRAP):

@@ -39,10 +39,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from featlearn.analysis.criteria import Z95
 from featlearn.analysis.spectral_threshold import lambda_crossing
-
-Z95 = 1.959963984540054
-"""The 97.5 % normal quantile (95 % two-sided interval)."""
 
 GOF_LEVEL = 0.05
 """(O19) is rejected where its χ² goodness-of-fit p-value is below this."""

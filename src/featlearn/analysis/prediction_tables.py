@@ -60,8 +60,9 @@ def prediction_rows(model, sweep, cells, sweep_rows, level="rho_c"):
     return rows
 
 
-def _crossing(deltas, p):
-    """(δ where p first exceeds ½, status): ``crossing.first_crossing`` of ½ − p, NaN unless "ok"."""
+def half_crossing(deltas, p):
+    """(δ where ``p`` first reaches ½ along ``deltas``, status): ``crossing.first_crossing`` of ½ − p;
+    NaN unless its status is "ok" ("below": already ½ at the first δ, "none": never)."""
     value, status = first_crossing(deltas, [0.5 - x for x in p])
     return (value if status == "ok" else float("nan")), status
 
@@ -88,7 +89,7 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
     for i, d in enumerate(cells[0]["d"]):
         fit = next((f for f in fits if int(f["d"]) == int(d) and f["status"] in FITTED), None)
         for j, value in enumerate(cells[0][level]):
-            predicted, status = _crossing(deltas, [c["p_success"][i, j] for c in cells])
+            predicted, status = half_crossing(deltas, [c["p_success"][i, j] for c in cells])
             row = {
                 "model": model,
                 "activation": settings.activation,
@@ -100,7 +101,7 @@ def delta50_rows(model, settings, sweep, cells, fits, delta_nn_long_time, tolera
                 "delta50_predicted_status": status,
             }
             if "p_success_half_horizon" in cells[0]:
-                half = _crossing(deltas, [c["p_success_half_horizon"][i, j] for c in cells])[0]
+                half = half_crossing(deltas, [c["p_success_half_horizon"][i, j] for c in cells])[0]
                 row["delta50_predicted_half_horizon"] = half
                 row["horizon_limited"] = horizon_limited(predicted, status, half, tolerance)
             row["delta_nn_long_time"] = delta_nn_long_time

@@ -44,6 +44,11 @@ from featlearn.theory.delta_nn import outlier_track
 from featlearn.theory.prediction import crossing_statistics, gaussian_paths
 
 
+def samples_of(d, delta):
+    """n = round(δd), the samples of the system at (d, δ): a path set's N."""
+    return int(round(delta * d))
+
+
 def window_end(outlier, overlap2, aligned):
     """(t_w, open) of (E19): one past the last step whose outlier is negative with overlap² ≥
     ``aligned`` (0 when no step has one); ``open`` when that last step is the horizon's."""
@@ -76,9 +81,8 @@ def path_set(settings, d, delta, index):
     """One path set at (d, δ): the restricted DMFT with N = round(δd) paths over ``horizon`` steps, its
     aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c."""
     s = settings
-    n = int(round(delta * d))
     identity = (s.seed, "finite-n", s.experiment, s.activation, s.link, float(delta), int(d), int(index))
-    res = dmft.solve_for(s, delta, s.horizon, n, identity)
+    res = dmft.solve_for(s, delta, s.horizon, samples_of(d, delta), identity)
     track = outlier_track(res, np.arange(s.horizon + 1))
     outlier, overlap2 = track["outlier"], track["overlap2"]
     t_w, still_open = window_end(outlier, overlap2, s.aligned)
@@ -109,13 +113,13 @@ def path_set(settings, d, delta, index):
 
 def finite_n_cell(settings, d, delta, log=print):
     """(E19)–(E22) at one (d, δ) of a theory model: arrays indexed [path set (, ρ_c or step)]."""
-    sets = []
+    sets, n = [], samples_of(d, delta)
     for index in range(settings.path_sets):
         sets.append(path_set(settings, d, delta, index))
         p = sets[-1]
         log(
-            f"path set {index}: N={round(delta * d)} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
+            f"path set {index}: N={n} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
             f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()}"
         )
     out = {key: np.array([p[key] for p in sets]) for key in sets[0]}
-    return {**out, "d": d, "delta": delta, "n": int(round(delta * d)), "rho_c": np.asarray(settings.rho_c)}
+    return {**out, "d": d, "delta": delta, "n": n, "rho_c": np.asarray(settings.rho_c)}
