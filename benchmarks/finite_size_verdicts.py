@@ -105,12 +105,15 @@ def cells(centre, design, rng):
 
 
 def replicate(truth_class, design, rng):
-    """One truth of the class and one data set through the product's path: (summary row, claim-14
-    verdict, δ∞ of the truth, its δ₅₀ at the design's largest d)."""
+    """One truth of the class and one data set through the product's path: (summary row with the
+    limit laws' conditional interval as delta_inf_low/high where identified, claim-14 verdict, δ∞ of
+    the truth, its δ₅₀ at the design's largest d)."""
     centre, limit = CURVES[truth_class](rng)
     data = cells(centre, design, rng)
-    summary = finite_size_analysis(data, truth_class, n_boot=0, diagnostics=False)["summary"][0]
-    row = summary | {"delta_nn_long_time": DELTA_NN}
+    out = finite_size_analysis(data, truth_class, n_boot=0, diagnostics=False)
+    row = out["summary"][0] | {"delta_nn_long_time": DELTA_NN}
+    for conditional in out["conditional_limit"]:
+        row |= {"delta_inf_low": conditional["low"], "delta_inf_high": conditional["high"]}
     results = claims.Results(
         read=lambda name: [row] if name == "finite_size_summary.csv" else [], grokking=None
     )

@@ -314,10 +314,8 @@ def test_quad_to_d4000_decides_growth_not_the_limit(docs_analysis):
     assert summary["slope_low"] < 0.10 < summary["slope_high"] and summary["slope_low"] > 0
     assert summary["constant_p"] < 0.05
     assert summary["curvature_low"] < 0 < summary["curvature_high"]
-    assert summary["limit_status"] == "not identified"
-    assert np.isnan(summary["delta_inf_low"]) and np.isnan(summary["delta_inf_high"])
-    power = next(r for r in out["laws"] if r["law"] == "power")
-    assert np.isnan(power["delta_inf_high"])
+    assert summary["limit_status"] == "not identified" and out["conditional_limit"] == []
+    assert not any(key.startswith("delta_inf") for row in out["laws"] + [summary] for key in row)
     d4000 = next(r for r in out["per_d"] if r["d"] == 4000)
     assert (d4000["delta50_low"], d4000["delta50_high"]) == pytest.approx((3.59, 4.31), abs=0.01)
     assert summary["width_exponent_low"] < 0.28 < summary["width_exponent_high"]
@@ -337,7 +335,7 @@ def test_gelu_growth_is_measured_and_its_limit_is_not_identified(docs_analysis):
     )
     assert summary["constant_p"] < 1e-4
     assert summary["limit_status"] == "not identified"
-    assert np.isnan(summary["delta_inf_low"]) and np.isnan(summary["delta_inf_high"])
+    assert docs_analysis["gelu"]["conditional_limit"] == []
 
 
 @pytest.mark.slow
@@ -418,21 +416,25 @@ def test_claim_14_on_random_truths_outside_the_family(truth_class, design, repli
 def test_a_limit_the_data_force_is_identified_by_the_laws_and_claim_14_stays_undetermined():
     """The control that the limit laws' checks can pass: a power law that has nearly reached δ∞ =
     9.48 by d = 10⁴ (three decades, 300 trials per cell) is identified within the laws, their
-    interval covers 9.48 and the claim's text says so, labelled; claim 14 still reads undetermined,
+    interval (returned apart, written to no table) covers 9.48, and the claim's text says the laws
+    identify it, labelled and with no number; claim 14 still reads undetermined,
     because no finite d exclude a different law beyond them (F16)."""
     ds = 100.0 * 2.0 ** np.arange(0, 11, 2)
     for seed in (1, 2):
         rows = cell_rows(
             simulate(300, seed, center=lambda d: 9.48 - 3.0 * (d / 100) ** -0.4, n_delta=5, span=1.5, ds=ds)
         )
-        summary = fs.finite_size_analysis(rows, "fast", n_boot=0, diagnostics=False)["summary"][0]
+        out = fs.finite_size_analysis(rows, "fast", n_boot=0, diagnostics=False)
+        summary, (conditional,) = out["summary"][0], out["conditional_limit"]
         assert summary["limit_status"] == "identified"
-        assert summary["delta_inf_low"] <= 9.48 <= summary["delta_inf_high"]
+        assert conditional["low"] <= 9.48 <= conditional["high"]
+        assert not any(key.startswith("delta_inf") for row in out["laws"] + [summary] for key in row)
         row = summary | {"delta_nn_long_time": 9.52}
         results = claims.Results(read=lambda name, row=row: [row] if "summary" in name else [], grokking=None)
         claim = claims.claim_limit(results, {"finite_size": 0.5})
         assert claim["verdict"] == claims.UNDETERMINED
-        assert "under the power and log laws only, δ∞ ∈" in claim["measured"]
+        assert "the power and log laws alone would identify it" in claim["measured"]
+        assert f"{conditional['low']:.3g}" not in claim["measured"]
 
 
 def test_leave_out_z_has_unit_spread():
@@ -518,7 +520,7 @@ def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "model quad" in text and "slope per doubling" in text
     assert "not determined by d <= 4000 whatever the law" in text
-    assert "under the power and log laws only: not identified" in text
+    assert "under the power and log laws only: not identified, no number" in text
     summary = {r["model"]: r for r in read_csv(tmp_path / "finite_size_summary.csv")}
     assert list(summary) == ["quad", "gelu", "gelu_bump"]
     assert summary["quad"]["boot_limit_kept"] + summary["quad"]["boot_growth_kept"] > 0
@@ -526,7 +528,7 @@ def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
     assert not isinstance(unset, float) or np.isnan(unset)
     laws = read_csv(tmp_path / "finite_size_laws.csv")
     gelu_constant = next(r for r in laws if r["model"] == "gelu" and r["law"] == "constant")
-    assert np.isnan(gelu_constant["level"]) and np.isnan(gelu_constant["delta_inf"])  # rejected, p < 1e-4
+    assert np.isnan(gelu_constant["level"]) and "delta_inf" not in gelu_constant  # rejected, p < 1e-4
 
 
 def test_entry_point_rejects_a_delta_nn_without_its_sweep(capsys):

@@ -255,8 +255,9 @@ def test_the_limit_claim_is_undetermined_by_finite_d_whatever_the_limit_laws_say
         )
     _, text = verdict("not identified", math.nan, math.nan)
     assert "the power and log laws do not identify it either" in text and "δ∞" not in text
-    _, text = verdict("identified", 8.8, 9.2)
-    assert "under the power and log laws only, δ∞ ∈ [8.8, 9.2]" in text
+    _, text = verdict("identified", 8.8, 9.2)  # an interval in the row is not quoted (it under-covers)
+    assert "the power and log laws alone would identify it" in text
+    assert "δ∞ ∈" not in text and "8.8" not in text and "9.2" not in text
     _, text = verdict("not tested", math.nan, math.nan, n_d=3)
     assert "the limit laws judge no limit with 3 d" in text
     assert claims.claim_limit(_results(), tol)["verdict"] == claims.NOT_TESTED
@@ -266,11 +267,13 @@ def test_the_limit_claim_is_undetermined_by_finite_d_whatever_the_limit_laws_say
     )
 
 
-def test_threshold_claims_quote_a_limit_only_where_it_is_identified():
+def test_threshold_claims_never_quote_a_limit():
+    """The threshold claims say whether the power and log laws identify δ∞, never a number for it
+    (their interval covers random limits outside the laws in 83 % of cases, docs/finite_size.md)."""
     fits = [_fit("gelu", 1000, 6.7, 0.1)]
     for status, low, high, expected in (
         ("not identified", math.nan, math.nan, "the power and log laws do not identify it either"),
-        ("identified", 8.8, 9.9, "under the power and log laws only, δ∞ ∈ [8.8, 9.9]"),
+        ("identified", 8.8, 9.9, "the power and log laws alone would identify it"),
     ):
         summary = _summary(status, low, high)
         row = claims.claim_threshold(
@@ -284,7 +287,7 @@ def test_threshold_claims_quote_a_limit_only_where_it_is_identified():
         assert (
             expected in row["measured"] and "not determined by d ≤ 4000 whatever the law" in row["measured"]
         )
-        assert ("δ∞ ∈" in row["measured"]) == (status == "identified")
+        assert "δ∞ ∈" not in row["measured"] and "8.8" not in row["measured"]
 
 
 def test_the_dmft_claim_judges_the_error_with_its_combined_standard_error():
@@ -333,10 +336,10 @@ def test_threshold_claim_states_its_d_and_where_the_verdict_changes():
     )
 
 
-def test_law_rows_print_a_limit_only_where_it_is_identified():
+def test_law_rows_never_print_a_limit():
     """The manuscript's law table: the constant law's level is labelled "constant", and "constant
-    rejected" where the analysis left it out (NaN); a limit law's δ∞ is a number only where the
-    model's δ∞ is identified, else the verdict."""
+    rejected" where the analysis left it out (NaN); a limit law's δ∞ is never a number, even where
+    the row carries one and the model's δ∞ is identified: the status instead."""
     from featlearn.analysis import manuscript_numbers as mn
 
     def law(name, value, low, high, key="delta_inf"):
@@ -351,7 +354,7 @@ def test_law_rows_print_a_limit_only_where_it_is_identified():
         }
 
     rows = [a | b for a, b in (law("constant", 6.5, 6.27, 6.74, "level"), law("power", 4.07, 3.8, math.nan))]
-    for status, expected in (("not tested", "δ∞ not tested"), ("identified", "4.07 [3.8, ∞]")):
+    for status, expected in (("not tested", "δ∞ not tested"), ("identified", "δ∞ identified")):
         out = mn.finite_size_rows(rows, [{"model": "quad", "limit_status": status}])
         assert out[0]["delta_inf"] == "constant 6.5 [6.27, 6.74]"
         assert out[1]["delta_inf"] == expected

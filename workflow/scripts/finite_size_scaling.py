@@ -38,10 +38,10 @@ for i, (model, spec) in enumerate(models.items()):
     for row in out["laws"] + out["summary"]:
         row |= context
     summary = out["summary"][0]
-    low, high, slope = summary["delta_inf_low"], summary["delta_inf_high"], summary.get("slope", math.nan)
+    slope = summary.get("slope", math.nan)
     log(
         f"{model}: slope {slope:.3g}/doubling; delta_inf under the power and log laws "
-        f"{summary['limit_status']} [{low:.3g}, {high:.3g}] (no finite d decide it, (F16))"
+        f"{summary['limit_status']} (no finite d decide it, (F16))"
     )
     for quality in out["collapse_quality"]:  # (F11): one scaling form for every d?
         log(f"{model} collapse ({quality['width']} width): deviance/dof = {quality['deviance_per_dof']:.3g}")

@@ -135,16 +135,14 @@ def _interval(value, low, high):
 
 def _law_level(row, status):
     """A law row's column of levels: the constant law's level a with its profile interval where the
-    constant is not rejected (``finite_size.constant_rejected``), else "constant rejected"; a limit
-    law's δ∞ with its interval only where the model's δ∞ is identified within the power and log laws
-    (F9), else that status; "none"."""
+    constant is not rejected (``finite_size.constant_rejected``), else "constant rejected"; for a
+    limit law the model's status of δ∞ within the power and log laws (F9), never a number (their
+    interval under-covers limits outside the laws, docs/finite_size.md); "none"."""
     if row["law"] == "constant":
         if math.isnan(row["level"]):
             return "constant rejected"
         return "constant " + _interval(row["level"], row["level_low"], row["level_high"])
     if row["law"] in ("power", "log"):
-        if status == "identified":
-            return _interval(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
         return f"δ∞ {status}"
     return "none"
 
@@ -152,8 +150,8 @@ def _law_level(row, status):
 def finite_size_rows(rows, summaries):
     """Per model and law of finite_size_scaling.csv (docs/finite_size.md): ΔAICc, the nested
     likelihood-ratio p-value, the goodness of fit against free per-d δ₅₀ (F9a), the level
-    (``_law_level``: a limit law's δ∞ only where the model's is identified, per
-    finite_size_summary.csv's ``summaries``), and the prediction of the largest d from the others
+    (``_law_level``: for a limit law the status of δ∞ in finite_size_summary.csv's ``summaries``),
+    and the prediction of the largest d from the others
     against its measurement (z, a diagnostic)."""
     status = {s["model"]: str(s["limit_status"]) for s in summaries}
     out = []

@@ -503,7 +503,7 @@ def _interval_text(value, low, high):
 def finite_size_figure(panels):
     """δ₅₀ against d (log axis) per model: the measured points with their 95 % profile intervals, each
     law fitted by the joint likelihood (labels: the slope per doubling, the constant's level, a limit
-    law's δ∞ interval only where δ∞ is identified (F9), else the verdict), δ_NN(∞) (dash-dot) and the
+    law's status of δ∞ (F9), never a number), δ_NN(∞) (dash-dot) and the
     paper's value (dotted), all read from the finite-size tables (docs/finite_size.md).
 
     ``panels``: [(model, per-d rows, law rows, summary row, curve rows, δ_NN(∞), paper value)].
@@ -542,9 +542,7 @@ def finite_size_figure(panels):
             elif law == "constant":  # its level only where the constant is not rejected
                 detail = _interval_text(row["level"], row["level_low"], row["level_high"])
                 detail = "rejected" if detail == "—" else detail
-            elif summary["limit_status"] == "identified":
-                detail = _interval_text(row["delta_inf"], row["delta_inf_low"], row["delta_inf_high"])
-            else:  # a limit law's δ∞ is printed only where the model's is identified (F9)
+            else:  # a limit law's δ∞ is never printed (docs/finite_size.md, (F9))
                 detail = f"δ∞ {summary['limit_status']}"
             label = f"{name}: {detail} (ΔAICc {row['delta_aicc']:.1f})"
             ax.plot(
@@ -562,14 +560,8 @@ def finite_size_figure(panels):
         if marks:
             pad = 0.15 * (max(marks) - min(marks)) + 0.1
             ax.set_ylim(min(marks) - pad, max(marks) + pad)
-        verdict = _interval_text(np.nan, summary["delta_inf_low"], summary["delta_inf_high"])
         title = f"{model}: δ∞ undetermined by finite d; power/log laws: {summary['limit_status']}"
-        ax.set(
-            xscale="log",
-            xlabel="d",
-            ylabel=r"$\delta_{50}$",
-            title=title + ("" if verdict == "—" else f" {verdict}"),
-        )
+        ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=title)
         ax.title.set_fontsize(9)
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # a narrow log range labels every minor tick
         ax.legend(frameon=False, fontsize=5.5, loc="best")
