@@ -19,9 +19,14 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/jobs.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/results.smk"
+include: "workflow/rules/gd.smk"
+include: "workflow/rules/finite_size.smk"
+include: "workflow/rules/hessian.smk"
+include: "workflow/rules/theory.smk"
+include: "workflow/rules/escape.smk"
+include: "workflow/rules/conventions.smk"
+include: "workflow/rules/design.smk"
 include: "workflow/rules/paper.smk"
 
 

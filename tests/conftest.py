@@ -3,10 +3,12 @@ and the session's one tiny build, ``tiny_run``."""
 
 import copy
 import json
+import os
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,8 +173,18 @@ def config_error(config):
 # --- Snakemake --------------------------------------------------------------------------------------
 
 
+def checkout_env(workdir, env=None):
+    """``env`` (default: this process's) with the checkout ``workdir``'s own package first on
+    ``PYTHONPATH``, as a copy whose code differs from the installed package needs
+    (``deps.foreign_package``)."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(workdir) / "src"), env.get("PYTHONPATH")) if p)
+    return env
+
+
 def snakemake(workdir, *args, check=True, env=None):
     command = ["snakemake", "--cores", "2", *args]
+    env = checkout_env(workdir, env)
     proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600, env=env)
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])

@@ -16,12 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def prose_digits(source):
-    """Digits left in a typst source once comments, layout (``#set``/``#let`` lines, lengths
+    """Digits left in a typst source once comments, layout (``set``/``let``/``if`` lines, lengths
     such as 10pt or 1.4fr, ``columns:``, default strings), names with digits (fig1_…), math
     ($…$), figure references ("Fig 4", "Figs 7 and 8") and the paper's citation (year, arXiv id)
     are taken out."""
     text = re.sub(r"//[^\n]*", "", source)
-    text = re.sub(r"(?m)^\s*#(set|let) .*$", "", text)
+    text = re.sub(r"(?m)^\s*#?(set|let|if) .*$", "", text)
     text = re.sub(r"\d+(\.\d+)?(pt|cm|mm|em|fr|%)", "", text)
     text = re.sub(r"columns: \d+|default: \"\d*\"|\.len\(\) == \d+", "", text)
     text = re.sub(r"\w*[A-Za-z_]\d\w*|\w*\d[A-Za-z_]\w*", "", text)
@@ -187,7 +187,7 @@ def test_the_results_index_lists_each_table_once_with_its_own_caption_and_shape(
 
     config = yaml.safe_load((ROOT / "workflow" / "configs" / "tiny.yaml").read_text())
     groups = [
-        {"table": table.name, "caption": table.caption, "files": names}
+        {"table": table.name, "caption": table.caption, "empty": table.empty, "files": names}
         for table, names in manifest.tables(config)
         if table.name.endswith(".csv")
     ]
@@ -195,6 +195,12 @@ def test_the_results_index_lists_each_table_once_with_its_own_caption_and_shape(
     rows["gelu_cells.csv"] = []
     index = {r["table"]: r for r in results_index(groups, rows)}
     assert len(index) == len(groups)  # one entry per table, the per-sweep ones grouped
+    decide = next(g for g in groups if g["table"] == "finite_size_decide.csv")
+    rows["finite_size_decide.csv"] = []  # empty: its reason in place of the caption
+    empty = {r["table"]: r for r in results_index(groups, rows)}["finite_size_decide.csv"]
+    assert empty["rows"] == "0" and empty["caption"] == f"Empty in this build: {decide['empty']}"
+    rows["theory_thresholds.csv"] = []  # empty without a reason: left out
+    assert "theory_thresholds.csv" not in {r["table"] for r in results_index(groups, rows)}
     assert index["theory_thresholds.csv"]["caption"] == manifest.caption_of(config, "theory_thresholds.csv")
     assert index["theory_thresholds.csv"]["caption"] != manifest.caption_of(config, "gelu_thresholds.csv")
     cells = index["{sweep}_cells.csv"]

@@ -70,8 +70,12 @@ def test_a_kind_that_names_its_function_is_a_program_of_its_own():
     )
     params, _ = kind.params(CONFIG, {"activation": "quad", "delta": "4"})
     assert params["compute"] == "featlearn.hessian.plateau.plateau_cell" and "compute" in kind.param_names()
-    assert "compute" not in base.params(CONFIG, {"activation": "quad", "delta": "4"})[0]
-    assert (base.program, base.imports) == ("hessian_cell", ())
+    assert (base.program, base.imports) == ("hessian_cell", ("featlearn.hessian.plateau",))
+    script_kind = jobs.KIND["sweep_block"]  # names its script: no compute param, no imports by name
+    cell = {"sweep": "gelu", "d": "250", "delta": "5", "block": "0"}
+    assert "compute" not in script_kind.params(CONFIG, cell)[0] and script_kind.imports == ()
+    with pytest.raises(ValueError, match="names its script or its compute function"):
+        replace(script_kind, script="")  # no naming default: the rule's name is no script
     for wrong in ("featlearn.hessian.plateu.plateau_cell", "numpy.linalg.eigh", "plateau_cell"):
         with pytest.raises(ValueError, match="compute names no function of a featlearn module"):
             replace(base, rule="toy_cell", compute=wrong, script="")
@@ -282,6 +286,38 @@ def test_a_schema_error_names_the_broken_bound_not_the_composite_keyword():
     assert schema_error(unknown, schema).key == "defaults" and "learning_rat" in str(
         schema_error(unknown, schema)
     )
+
+
+@pytest.mark.parametrize(
+    ("edit", "key", "message"),
+    [
+        ({"defaults": {"huber": -1}}, "defaults.huber", "null or a number > 0, got -1"),
+        (
+            {"defaults": {"train": ["a"]}},
+            "defaults.train",
+            "a list of theta, a, b without repeats containing 'theta', got ['a']",
+        ),
+        ({"defaults": {"loss": 3}}, "defaults.loss", "null or a string matching ^[A-Za-z0-9_]+$, got 3"),
+        (
+            {"learning_rate": {}},
+            "learning_rate.quad",
+            "no key gives it: set hessian.lr or learning_rate.quad",
+        ),
+    ],
+)
+def test_a_value_that_fits_no_alternative_is_one_line_naming_what_is_allowed(edit, key, message):
+    """The three messages the reviews flagged: a value none of a key's alternatives accept reads what
+    they allow and what was given (``checks.allowed``), and an emptied activation table names the
+    missing entry and the key that could stand in for it, not a KeyError."""
+    from featlearn.pipeline import checks
+
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    ((section, value),) = edit.items()
+    config = {**CONFIG, section: value if section == "learning_rate" else {**CONFIG[section], **value}}
+    with pytest.raises(checks.ConfigError) as error:
+        checks.check_config(config, None, schema)
+    assert error.value.key == key and str(error.value).startswith(f"config error at '{key}': ")
+    assert str(error.value).endswith(message) and "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize(

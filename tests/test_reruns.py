@@ -16,7 +16,6 @@ Three checks, from cheap to expensive:
   whose inputs it changes, and what is computed from them.
 """
 
-import copy
 import json
 import subprocess
 import sys
@@ -29,33 +28,12 @@ from conftest import ROOT, TINY, summary_plan, with_swish
 from featlearn.pipeline import checks, jobs, result_rules
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.checks import _walk
+from featlearn.pipeline.config_edits import edited, leaf, param_changes, params_by_output, with_edit
 from featlearn.plan import load_config
 
 OVERLAYS = sorted((ROOT / "workflow" / "configs").glob("*.yaml"))
 COMPLETE = {"tiny.yaml", "paper.yaml"}
 """Configs that stand alone (a --configfile replaces config.yaml); the others are overlays."""
-
-ALTERNATIVE = {
-    "he2": "bump",
-    "bump": "he2",
-    "square": "he2",
-    "easy_hard": "he2",
-    "gelu": "quad",
-    "quad": "gelu",
-    "relu": "gelu",
-    "tanh": "gelu",
-    "erf": "gelu",
-    "random": "spectral",
-    "spectral": "random",
-    "e1": "random",
-    "float32": "float64",
-    "float64": "float32",
-    "none": "variance",
-    "variance": "none",
-    "second_moment": "none",
-    "final": "max",
-}
-"""A valid other value for the enumerated strings of the config."""
 
 EVERYTHING = {"seed"}
 """Keys that rerun every compute job on purpose: every random draw derives from ``seed``."""
@@ -77,42 +55,6 @@ def selects(key):
     return len(parts) == 3 and parts[0] == "sweeps" and parts[2] == "activation"
 
 
-def edited(value):
-    """Another value of the same type, valid where it can be."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return value + 1
-    if isinstance(value, float):  # a level or probability stays inside (0, 1)
-        return round((1 + value) / 2 if 0 < value < 1 else value * 1.1 + 0.01, 6)
-    if isinstance(value, str):
-        return ALTERNATIVE.get(value, value + "x")
-    return 1.0
-
-
-def _index(node, part):
-    """The index or key of ``node`` that the dotted-key part ``part`` names (a list index, a string
-    key, or an integer key such as a d of ``delta_at``)."""
-    if isinstance(node, list) or (part not in node and part.isdigit()):
-        return int(part)
-    return part
-
-
-def with_edit(config, key, value):
-    out = copy.deepcopy(config)
-    *path, last = key.split(".")
-    node = out
-    for part in path:
-        node = node[_index(node, part)]
-    node[_index(node, last)] = value
-    return out
-
-
-def reads(origins, key):
-    """Whether params from ``origins`` read ``key`` (a list-valued origin covers its elements)."""
-    return any(key == o or key.startswith(o + ".") for o in origins)
-
-
 def configs():
     """(name, config) of every config a user can build: complete configs and overlays on config.yaml."""
     out = [("config.yaml", load_config([ROOT / "config.yaml"]))]
@@ -122,21 +64,6 @@ def configs():
     return out
 
 
-def params_by_output(config):
-    """{output: (params, origins)} of every compute, table and figure job (the two registries)."""
-    return jobs.params_by_output(config) | result_rules.params_by_output(config)
-
-
-def param_changes(config, key, before=None):
-    """(changed, readers, added, removed) outputs when ``key`` is edited, from the registries."""
-    before = before or params_by_output(config)
-    after = params_by_output(with_edit(config, key, edited(_leaf(config, key))))
-    common = before.keys() & after.keys()
-    changed = {o for o in common if before[o][0] != after[o][0]}
-    readers = {o for o in common if reads(before[o][1], key)}
-    return changed, readers, after.keys() - before.keys(), before.keys() - after.keys()
-
-
 def rejected(config):
     """Whether the config check rejects ``config`` (with its one-line error naming a key)."""
     try:
@@ -144,13 +71,6 @@ def rejected(config):
     except checks.ConfigError:
         return True
     return False
-
-
-def _leaf(config, key):
-    node = config
-    for part in key.split("."):
-        node = node[_index(node, part)]
-    return node
 
 
 DEFAULT_RUN_CONFIGS = ("config.yaml", "tiny.yaml")
@@ -171,7 +91,7 @@ def test_an_edit_changes_the_params_of_exactly_the_jobs_that_read_the_key(name, 
             changed, readers, _, _ = param_changes(config, key, before)
         except (KeyError, ValueError, TypeError) as error:
             # the registry cannot build the edited config: the config check must reject it
-            if not rejected(with_edit(config, key, edited(_leaf(config, key)))):
+            if not rejected(with_edit(config, key, edited(leaf(config, key)))):
                 failures.append((key, f"the registry fails ({error!r}), the config check accepts it"))
             continue
         exact = changed <= readers if repartitions(key) or selects(key) else changed == readers
@@ -265,7 +185,7 @@ def test_snakemake_reruns_exactly_the_readers_of_every_tiny_key(tiny_run, tmp_pa
     recorded = {o: row[2] for o, row in summary_plan(tiny_run, tiny_run / "config.yaml").items()}
 
     def check(key):
-        edit = with_edit(config, key, edited(_leaf(config, key)))
+        edit = with_edit(config, key, edited(leaf(config, key)))
         # each edit is a file named config.yaml, the name the manuscript records (its config_name),
         # with the keys in their order (the claims list the Hessian activations in config order)
         path = tmp_path / key / "config.yaml"

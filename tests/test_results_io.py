@@ -39,30 +39,37 @@ def test_npz_bytes_depend_on_the_content_only(tmp_path):
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
 
 
+class Params(dict):
+    """Snakemake's params as a job sees them: by attribute and by ``items()``."""
+
+    __getattr__ = dict.__getitem__
+
+
 def test_a_cell_job_calls_its_function_with_the_cell_and_stores_its_provenance(tmp_path):
     """``io.cells.run_cell_job``: the settings from the params, the numeric wildcards that are not
     settings fields as numbers (d an int, δ a float; the activation and the settings' own d left
-    out), the arrays saved with the cell and the settings as their params."""
+    out), the arrays saved with the cell and the settings as their params; a param of the kind besides
+    the common ones (``JOB_PARAMS``) reaches the function as a keyword argument."""
     from types import SimpleNamespace
 
     from featlearn.io.cells import named_function, run_cell_job
 
     calls, lines = [], []
 
-    def compute(settings, log, **cell):
-        calls.append(cell)
+    def compute(settings, log, m0=None, **cell):
+        calls.append(cell | ({"m0": m0} if m0 is not None else {}))
         log("computed")
         return {"x": np.arange(settings.n)}
 
     wildcards = {"activation": "gelu", "d": "100", "delta": "6.5"}
-    for settings, cell in (({"n": 3}, {"d": 100, "delta": 6.5}), ({"n": 2, "d": 300}, {"delta": 6.5})):
+    cases = (({"n": 3}, {"d": 100, "delta": 6.5}, {}), ({"n": 2, "d": 300}, {"delta": 6.5}, {"m0": [0.1]}))
+    for settings, cell, extra in cases:
         out = tmp_path / f"{len(settings)}.npz"
-        smk = SimpleNamespace(
-            params=SimpleNamespace(settings=settings), wildcards=wildcards, output=[out], rule="toy_cell"
-        )
+        params = Params(settings=settings, compute="x.y", cache_dir="c", **extra)
+        smk = SimpleNamespace(params=params, wildcards=wildcards, output=[out], rule="toy_cell")
         run_cell_job(smk, compute, lines.append)
         arrays, record = load_npz(out)
-        assert calls[-1] == cell and type(calls[-1]["delta"]) is float
+        assert calls[-1] == cell | extra and type(calls[-1]["delta"]) is float
         np.testing.assert_array_equal(arrays["x"], np.arange(settings["n"]))
         assert record["params"] == {**cell, **settings}
     assert lines[0].startswith("toy_cell d=100 delta=6.5: ") and lines[1] == "computed"

@@ -96,7 +96,7 @@ def test_no_script_imports_numba_before_it_sets_the_kernel_cache():
         for p in (ROOT / "workflow" / "scripts").glob("*.py")
         if re.search(r"start_job|use_job_kernels|use_kernel_cache", p.read_text())
     ]
-    assert len(scripts) >= 10
+    assert len(scripts) >= 9  # run_compute.py among them, which runs every compute kind's function
     imports = [
         ast.unparse(node)
         for p in scripts

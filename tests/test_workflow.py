@@ -1,5 +1,6 @@
 """Workflow tests: schema errors, dry-run of the whole DAG, a tiny end-to-end run, and reruns."""
 
+import contextlib
 import json
 import os
 import re
@@ -245,15 +246,130 @@ def test_tiny_builds_the_manuscript_and_the_report(tiny_run, tmp_path):
     )
 
 
-def figure_sizes(root, source):
-    """Each manuscript figure's natural and printed size (pt), as typst lays out the pages
-    (the ``<figure-size>`` metadata of the source's ``fig``)."""
+def layout_query(root, source, label):
+    """The values of the metadata ``label`` that typst's layout of ``source`` records."""
     import typst
 
     plain = {"numbers": "/results/paper/numbers.json"}
-    return json.loads(
-        typst.query(str(source), "<figure-size>", field="value", root=str(root), sys_inputs=plain)
-    )
+    return json.loads(typst.query(str(source), label, field="value", root=str(root), sys_inputs=plain))
+
+
+def figure_sizes(root, source):
+    """Each manuscript figure's natural and printed size (pt), as typst lays out the pages
+    (the ``<figure-size>`` metadata of the source's ``fig``)."""
+    return layout_query(root, source, "<figure-size>")
+
+
+@contextlib.contextmanager
+def figure_replaced(tiny_run, stem, fig):
+    """The tiny build's figure ``stem`` (PDF, which the manuscript places, and PNG, which records its
+    text) replaced by ``fig`` for the block, then restored with its times (Snakemake sees it
+    untouched)."""
+    from featlearn.plotting import figures
+
+    paths = [tiny_run / "results" / "figures" / f"{stem}.{ext}" for ext in ("pdf", "png")]
+    saved = [(path, path.read_bytes(), path.stat()) for path in paths]
+    try:
+        figures.save(fig, paths)
+        yield
+    finally:
+        for path, data, stat in saved:
+            path.write_bytes(data)
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_every_figure_of_the_manuscript_prints_its_text_at_7_pt_or_more(tiny_run):
+    """The print-size check (featlearn.plotting.print_size, (P1)): every figure the tiny build's
+    manuscript places prints its smallest drawn text (legends, ticks, labels, titles, notes) at
+    MIN_PRINTED_PT or more, at the width typst prints it; the figures are drawn at the text width
+    typst reports.  It can fail: the tiny build's Fig 12 as drawn before 2026-12-07 (one 4.6-in
+    column of three panels, 9.6 in tall, legends at 7 pt), which the page's height cap prints at
+    about 80 % of its size (5.5 pt)."""
+    import matplotlib.pyplot as plt
+
+    from featlearn.plotting import print_size
+
+    def smallest(sizes):
+        out = {}
+        for s in sizes:
+            png = tiny_run / "results" / "figures" / f"{s['stem']}.png"
+            out[s["stem"]] = print_size.printed_text(png, s["width"])
+        return out
+
+    sizes = figure_sizes(tiny_run, tiny_run / "paper" / "manuscript.typ")
+    assert len(sizes) >= 10
+    assert all(abs(s["text_width"] - 72 * print_size.TEXT_WIDTH_IN) < 0.02 * s["text_width"] for s in sizes)
+    small = {stem: v for stem, v in smallest(sizes).items() if v[0] < print_size.MIN_PRINTED_PT}
+    assert small == {}, small
+    fig, axes = plt.subplots(3, 1, figsize=(4.6, 9.6))
+    for ax in axes.flat:
+        ax.plot([1, 2], [1, 2], label="d=1000")
+        ax.legend(fontsize=7)
+    with figure_replaced(tiny_run, "extra_escape_prediction", fig):
+        old = smallest(figure_sizes(tiny_run, tiny_run / "paper" / "manuscript.typ"))
+    assert [stem for stem, v in old.items() if v[0] < print_size.MIN_PRINTED_PT] == [
+        "extra_escape_prediction"
+    ]
+
+
+def test_every_table_of_the_manuscript_keeps_its_header_and_short_tables_whole(tiny_run):
+    """Every table of the tiny build's manuscript (paper/layout.typ's ``rtable``) starts its rows on
+    the page of its header, and one of at most ``short-table-rows`` rows ends on that page too
+    (``check_tables``)."""
+    parts = layout_query(tiny_run, tiny_run / "paper" / "manuscript.typ", "<table-part>")
+    assert check_tables(parts) == []
+    assert len({p["table"] for p in parts}) >= 8
+
+
+def check_tables(parts):
+    """What is wrong with the tables laid out as ``parts`` (the ``<table-part>`` metadata of
+    paper/layout.typ): a header on an earlier page than its first row, a table of at most
+    ``short-table-rows`` rows over more than one page."""
+    short = int(re.search(r"#let short-table-rows = (\d+)", (ROOT / "paper" / "layout.typ").read_text())[1])
+    tables, wrong = {}, []
+    for p in parts:
+        tables.setdefault(p["table"], {}).setdefault(p["part"], []).append(p)
+    for number, table in tables.items():
+        header = min(table["header"], key=lambda p: p["page"])
+        if "first" not in table:
+            continue  # no rows
+        first, last = table["first"][0]["page"], table["last"][0]["page"]
+        if header["page"] != first:
+            wrong.append((number, "header alone", header["page"], first))
+        if header["rows"] <= short and last != first:
+            wrong.append((number, "short table broken", first, last))
+    return wrong
+
+
+def test_the_table_check_finds_an_orphaned_header_and_a_broken_short_table(tmp_path):
+    """The table layout (paper/layout.typ's ``rtable``) against a plain typst table with the same
+    marks, each placed low on an A4 page: the plain table leaves its header alone at the page's foot
+    (a 60-row table) and breaks a 10-row table; ``rtable`` does neither."""
+    import typst
+
+    shutil.copy(ROOT / "paper" / "layout.typ", tmp_path / "layout.typ")
+    plain = """#let plain(columns: 1, header: (), cells) = {
+  table-count.step()
+  let marked = (part("first", cells.at(0)), ..cells.slice(1, -2), part("last", cells.at(-2)), cells.at(-1))
+  table(columns: columns, part("header", header.at(0), rows: cells.len() / 2), header.at(1), ..marked)
+}"""
+    found = {}
+    for maker in ("rtable", "plain"):
+        for rows, space in ((60, 24.4), (10, 22.0)):
+            (tmp_path / "t.typ").write_text(
+                f'#import "layout.typ": *\n#set page(paper: "a4", margin: 2.2cm)\n{plain}\n#v({space}cm)\n'
+                f"#{maker}(columns: 2, header: ([a], [b]), range({rows}).map(i => ([#i], [x])).flatten())\n"
+            )
+            parts = json.loads(
+                typst.query(str(tmp_path / "t.typ"), "<table-part>", field="value", root=str(tmp_path))
+            )
+            found[maker, rows] = [w[1] for w in check_tables(parts)]
+    assert found == {
+        ("rtable", 60): [],
+        ("rtable", 10): [],
+        ("plain", 60): ["header alone"],
+        ("plain", 10): ["short table broken"],
+    }
 
 
 def test_every_figure_of_the_manuscript_fits_its_page(tiny_run, tmp_path):
@@ -269,23 +385,14 @@ def test_every_figure_of_the_manuscript_fits_its_page(tiny_run, tmp_path):
     source = (tiny_run / "paper" / "manuscript.typ").read_text()
     plain = source.replace("if natural.height > fig-max-height", "if false")
     assert plain != source
-    tall = tiny_run / "tall_check.typ"  # inside typst's root; removed again (a shared tree)
+    tall = tiny_run / "paper" / "tall_check.typ"  # beside layout.typ, inside typst's root; removed again
     tall.write_text(plain)
-    image = tiny_run / "results" / "figures" / "extra_escape_prediction.png"
-    backup, stat = image.read_bytes(), image.stat()
+    import matplotlib.pyplot as plt
+
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig = plt.figure(figsize=(4, 16))
-        fig.savefig(image, dpi=40)
-        plt.close(fig)
-        overflowing = [s for s in figure_sizes(tiny_run, tall) if s["height"] > s["max_height"]]
+        with figure_replaced(tiny_run, "extra_escape_prediction", plt.figure(figsize=(4, 16))):
+            overflowing = [s for s in figure_sizes(tiny_run, tall) if s["height"] > s["max_height"]]
     finally:
-        image.write_bytes(backup)
-        os.utime(image, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # Snakemake sees it untouched
         tall.unlink()
     assert [s["stem"] for s in overflowing] == ["extra_escape_prediction"]
 
@@ -489,23 +596,26 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
     assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout
 
 
-def rule_scripts():
-    """{rule: script}: a compute rule's from the job registry, a table or figure rule's from its
-    declaration (``featlearn.pipeline.result_rules``; both generate their rules, in jobs.smk and
-    results.smk), every other rule's read from the rule files' text."""
-    from featlearn.pipeline.jobs import KINDS
-    from featlearn.pipeline.result_rules import RESULT_RULES
+RULE_FILES = ("Snakefile", "workflow/rules/*.smk")
+"""Where every rule is declared, literally."""
 
-    out = {kind.rule: f"{kind.script}.py" for kind in KINDS}
-    out |= {entry.rule: f"{entry.script}.py" for entry in RESULT_RULES}
-    for path in (ROOT / "workflow" / "rules").glob("*.smk"):
-        for block in re.split(r"\n(?=rule )", path.read_text()):
-            name, script = re.match(r"rule (\w+):", block), re.search(r'"\.\./scripts/(\w+\.py)"', block)
-            if name and script:
-                out[name.group(1)] = script.group(1)
-    for path in (ROOT / "workflow" / "rules").glob("*.smk"):  # `use rule A as B with:` runs A's script
-        for parent, child in re.findall(r"^use rule (\w+) as (\w+) with:", path.read_text(), re.M):
-            out[child] = out[parent]
+
+def rule_blocks():
+    """{rule: [(file, line, script or None)]}: each ``rule NAME:`` block of :data:`RULE_FILES` with
+    the script it writes out, and each ``use rule A as NAME with:`` with A's script."""
+    out = {}
+    for pattern in RULE_FILES:
+        for path in sorted(ROOT.glob(pattern)):
+            text = path.read_text()
+            for match in re.finditer(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", text, re.M):
+                script = re.search(r'^    script:\n\s+"\.\./scripts/(\w+\.py)"', match[2], re.M)
+                line = text.count("\n", 0, match.start()) + 1
+                out.setdefault(match[1], []).append((path.relative_to(ROOT), line, script and script[1]))
+    for path in sorted(ROOT.glob("workflow/rules/*.smk")):
+        text = path.read_text()
+        for match in re.finditer(r"^use rule (\w+) as (\w+) with:", text, re.M):
+            line = text.count("\n", 0, match.start()) + 1
+            out.setdefault(match[2], []).append((path.relative_to(ROOT), line, out[match[1]][0][2]))
     return out
 
 
@@ -521,33 +631,50 @@ def snakemake_rules(tmp_path_factory):
 
 def test_every_rule_runs_the_script_it_declares(snakemake_rules):
     """What each rule's jobs run, read from Snakemake's own run functions (``dag_dump.rule_scripts``:
-    the script directive is evaluated again when a job runs), is the script its declaration names.
-    The rule loops of jobs.smk and results.smk name their loop variable ``rule`` so that this holds;
-    renamed, every compute rule runs the last kind's script and neither a dry run nor --lint notices
-    (checked by hand: every cell rule then ran spectral_overlap.py)."""
+    the script directive is evaluated again when a job runs), is the script its block writes out."""
     ran = {rule: script for rule, script in snakemake_rules.items() if script}
-    assert ran == rule_scripts()
+    assert ran == {rule: blocks[0][2] for rule, blocks in rule_blocks().items() if blocks[0][2]}
 
 
-DECLARATIONS = {
-    "rule files": (["Snakefile", "workflow/rules/*.smk"], r"^(?:rule {0}:|use rule \w+ as {0} with:)"),
-    "registries": (["src/featlearn/pipeline/*.py"], r'(?:\brule="{0}"|\bfigure\("{0}")'),
-}
-"""Where a rule is declared by its literal name: a rule file's ``rule <name>:`` or ``use rule … as
-<name> with:``, or a registry entry's ``rule="<name>"`` (a job kind, ``jobs.Kind``; a table or
-figure rule, ``result_rules.ResultRule``, the per-stem figure rules by ``figure("<name>", …)``)."""
+def test_every_rule_has_one_literal_block_which_its_registry_entry_agrees_with(snakemake_rules):
+    """Every rule Snakemake knows has exactly one block (``rule NAME:``, or ``use rule … as NAME
+    with:``) in the rule files, and no block declares a rule Snakemake does not know; each job kind
+    (``jobs.Kind``) and each table or figure rule (``result_rules.ResultRule``) has its block, and the
+    block runs the script its entry names (the code stamp and the numba warm-up read the entry's)."""
+    from featlearn.pipeline.jobs import KINDS
+    from featlearn.pipeline.result_rules import RESULT_RULES
+
+    blocks = rule_blocks()
+    assert {rule: len(found) for rule, found in blocks.items() if len(found) != 1} == {}
+    assert set(blocks) == set(snakemake_rules)
+    for entry in (*KINDS, *RESULT_RULES):
+        assert blocks[entry.rule][0][2] == f"{entry.script}.py", entry.rule
 
 
-def test_every_rule_is_declared_by_its_name(snakemake_rules):
-    """Every rule Snakemake knows is found by its literal name where it is declared
-    (:data:`DECLARATIONS`): a rule generated from a registry at its registry entry, as
-    ``grep -rn 'rule="<name>"' src/featlearn/pipeline`` finds it (the sweeps' phase figures name their
-    rule too)."""
-    texts = [path.read_text() for globs, _ in DECLARATIONS.values() for g in globs for path in ROOT.glob(g)]
-    patterns = [pattern for _, pattern in DECLARATIONS.values()]
-    for rule in snakemake_rules:
-        found = sum(len(re.findall(p.format(rule), text, re.M)) for p in patterns for text in texts)
-        assert found, f"rule {rule} is declared nowhere by its name"
+def test_a_failing_job_names_its_own_block(tiny_run, tmp_path):
+    """A job that fails is reported at its rule's block: its script made to raise, a run of one job of
+    ``grokking_figure`` fails, and Snakemake names the rule's name, its rule file and a line of its
+    block (the ``script:`` directive's; with the rules from a loop, every rule reported one line)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(tiny_run, tree, symlinks=True)
+    (tree / "workflow" / "scripts" / "plot_grokking.py").write_text(
+        'raise RuntimeError("injected failure")\n'
+    )
+    stem = next(iter(yaml.safe_load((tree / "config.yaml").read_text())["grokking"]))
+    target = f"results/figures/{stem}.pdf"
+    proc = subprocess.run(
+        ["snakemake", "--cores", "1", "--forcerun", "grokking_figure", target],
+        cwd=tree, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    ((path, line, _),) = rule_blocks()["grokking_figure"]
+    block = (ROOT / path).read_text().split("\n")[line - 1 :]
+    end = line + next(
+        (i for i, text in enumerate(block[1:], 1) if not text.startswith((" ", "\t"))), len(block)
+    )
+    assert proc.returncode != 0 and "injected failure" in proc.stderr + proc.stdout
+    assert "Error in rule grokking_figure:" in proc.stderr
+    reported = re.search(rf'"[^"]*{re.escape(str(path))}", line (\d+)', proc.stderr)
+    assert reported and line <= int(reported[1]) < end, proc.stderr[-3000:]  # a line of its own block
 
 
 RUNTIME_IMPORTS = """
@@ -576,7 +703,8 @@ def rule_programs():
 
     return {
         rule: KIND[rule].program if rule in KIND else script.removesuffix(".py")
-        for rule, script in rule_scripts().items()
+        for rule, ((_, _, script),) in rule_blocks().items()
+        if script
     }
 
 
@@ -858,3 +986,27 @@ def test_the_plan_lists_exactly_the_compute_jobs_snakemake_schedules(summaries, 
     outputs = scheduled_outputs(summaries[configfiles])
     scheduled = {out: rule for out, rule in outputs.items() if rule in compute}
     assert planned == scheduled
+
+
+def test_a_checkout_driven_by_another_checkouts_package_stops_naming_both(tmp_path):
+    """A copy of the workflow whose package differs from the imported one (here: a registry edited in
+    the copy, the installed package left as it was) stops at parse time with one line naming both
+    packages; the same copy with its own package first on PYTHONPATH parses; an identical copy
+    (what the tests and the SLURM jobs run) parses without it."""
+    from featlearn.pipeline.deps import foreign_package
+
+    work = copy_workflow(tmp_path)
+    assert foreign_package(work) is None  # byte-identical code: the installed package is its own
+    jobs = work / "src" / "featlearn" / "pipeline" / "jobs.py"
+    jobs.write_text(jobs.read_text() + "\n# an edit in the copy\n")
+    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        ["snakemake", "-n"], cwd=work, capture_output=True, text=True, env=plain, timeout=300
+    )
+    assert proc.returncode != 0
+    message = [
+        line for line in (proc.stdout + proc.stderr).splitlines() if "Python imports featlearn" in line
+    ]
+    assert len(message) == 1 and str(work / "src" / "featlearn") in message[0], proc.stderr[-2000:]
+    assert str(Path(__import__("featlearn").__file__).resolve().parent) in message[0]
+    snakemake(work, "-n")  # conftest's snakemake puts the copy's package first

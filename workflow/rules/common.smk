@@ -12,7 +12,7 @@ from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
-from featlearn.pipeline.deps import code_stamp
+from featlearn.pipeline.deps import code_stamp, foreign_package
 from featlearn.pipeline.result_rules import canonical, figure_files
 
 
@@ -25,6 +25,11 @@ def memory_limit():
         limits.append(estimate.machine_mem_mb())
     return min(limits) if limits else None
 
+
+# the rules and the jobs' code come from the imported featlearn package: it must be this checkout's
+problem = foreign_package(workflow.basedir)
+if problem:
+    raise WorkflowError(problem)
 
 # the config is checked against its JSON schema, then by every check the schema cannot express; a
 # failure is one line naming the offending key
@@ -130,20 +135,29 @@ def report_caption(wildcards, output):
     return "\n\n".join(lines)
 
 
-# The table and figure rules: inputs, outputs and params from their declarations
-# (featlearn.pipeline.result_rules).
+# The table and figure rules (one block each in the stage files): every part but the script from the
+# rule's declaration in featlearn.pipeline.result_rules, found by the rule's name.
 
 
-def result_inputs(entry):
-    """Input function of a table or figure rule: what its declaration says it reads."""
-    return lambda w: entry.inputs(config, dict(w.items()))
+def result_message(rule):
+    """What a table or figure job does (its declaration's ``what``)."""
+    return result_rules.RESULT_RULE[rule].what
 
 
-def result_outputs(entry):
+def result_inputs(rule):
+    """Input function of a table or figure rule: its code stamp (written now, while the workflow is
+    parsed) and what its declaration says it reads."""
+    entry = result_rules.RESULT_RULE[rule]
+    stamp = code(entry.script)
+    return lambda w: {**entry.inputs(config, dict(w.items())), "code": stamp}
+
+
+@functools.cache
+def _result_outputs(rule):
     """(unnamed outputs, {name: output}) of a table or figure rule: each table in the report, each
     figure its PDF and PNG (``figure_outputs``; none for a figure of an absent section)."""
     positional, named = [], {}
-    for name, kind, file in entry.files(config):
+    for name, kind, file in result_rules.RESULT_RULE[rule].files(config):
         if kind == "figure":
             out = figure_outputs(file) if file is not None else []
         else:
@@ -155,22 +169,55 @@ def result_outputs(entry):
     return positional, named
 
 
+def result_files(rule):
+    """The unnamed outputs of a table or figure rule (``_result_outputs``)."""
+    return _result_outputs(rule)[0]
+
+
+def result_named_files(rule):
+    """{name: output} of a table or figure rule (``_result_outputs``)."""
+    return _result_outputs(rule)[1]
+
+
+def result_log(rule):
+    return f"{RESULTS}/logs/{result_rules.RESULT_RULE[rule].log_path(config)}.log"
+
+
+def result_benchmark(rule):
+    return f"{RESULTS}/benchmarks/{result_rules.RESULT_RULE[rule].log_path(config)}.tsv"
+
+
+def result_constraints(rule):
+    return result_rules.RESULT_RULE[rule].constraints(config)
+
+
+def result_resources(rule):
+    return result_rules.RESULT_RULE[rule].resources
+
+
 @functools.cache
 def _result_params(rule, wildcards):
     return result_rules.RESULT_RULE[rule].params_of(config, dict(wildcards))[0]
 
 
-def result_params(entry):
+def result_params(rule):
     """A table or figure rule's params, one input function each (of the wildcards only: Snakemake
     compares their values to decide reruns), resolved once per job from their declared sources."""
 
     def param(name):
-        return lambda w: _result_params(entry.rule, tuple(sorted(w.items())))[name]
+        return lambda w: _result_params(rule, tuple(sorted(w.items())))[name]
 
-    return {name: param(name) for name in entry.params}
+    return {name: param(name) for name in result_rules.RESULT_RULE[rule].params}
 
 
-# The compute jobs: paths, settings and resources from the job registry (featlearn.pipeline.jobs).
+# The compute rules (one block each in the stage files): every part but the script from the rule's
+# kind in the job registry (featlearn.pipeline.jobs), found by the rule's name.  A job writes its own
+# benchmark record, the log named `usage` (featlearn.io.usage), instead of Snakemake's `benchmark:`.
+
+
+def job_message(rule):
+    """What a compute job does, with its wildcards."""
+    return registry.KIND[rule].message()
 
 
 def job_output(rule):
@@ -179,11 +226,28 @@ def job_output(rule):
     return directory(kind.pattern("output")) if kind.suffix == "" else kind.pattern("output")
 
 
-def job_inputs(kind):
+def job_log(rule):
+    return registry.KIND[rule].pattern("log")
+
+
+def job_usage(rule):
+    return registry.KIND[rule].pattern("benchmark")
+
+
+def job_constraints(rule):
+    return registry.KIND[rule].wildcard_constraints()
+
+
+def job_threads(rule):
+    return registry.KIND[rule].job_threads(config)
+
+
+def job_inputs(rule):
     """Input function of a compute job: its code, the kind's other inputs and, for a kind that runs
     numba kernels, its numba cache as ``cache`` (the ``.ready`` marker of its numba_cache job); for a
     job whose activation or loss is a config entry, that cache is the one warmed with its generated
     kernel module (model_numba_cache), and the module is its ``kernel`` (``featlearn.pipeline.kernels``)."""
+    kind = registry.KIND[rule]
     script_code = code(kind.program)
 
     def inputs(w):
@@ -197,9 +261,10 @@ def job_inputs(kind):
     return inputs
 
 
-def job_params(kind):
+def job_params(rule):
     """A compute job's params: ``settings`` (exactly the fields its code reads) and the registry's
     extra values, one input function each, and, where it runs numba kernels, its cache directory."""
+    kind = registry.KIND[rule]
 
     def param(name):
         return lambda w: kind.params(config, w)[0][name]
@@ -230,10 +295,10 @@ def claims_inputs(w):
 
 
 def index_groups():
-    """The results index's rows: per manifest table its name, caption and files (the per-sweep and
-    per-activation tables one row each)."""
+    """The results index's rows: per manifest table its name, caption, why it can be empty, and files
+    (the per-sweep and per-activation tables one row each)."""
     return [
-        {"table": table.name, "caption": table.caption, "files": names}
+        {"table": table.name, "caption": table.caption, "empty": table.empty, "files": names}
         for table, names in manifest.tables(config)
         if table.name.endswith(".csv")
     ]

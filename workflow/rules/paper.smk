@@ -1,5 +1,34 @@
-# Stage 5: the reproduction manuscript (paper/manuscript.typ): the numbers the text cites
-# (results/paper/numbers.json) and the PDF (typst, from pip); its claims table comes from results.smk.
+# Stage 4: the claims table (each claim of the paper, what this run measured and the verdict, computed
+# by featlearn.analysis.claims; its parts from its entry in featlearn.pipeline.result_rules) and the
+# reproduction manuscript (paper/manuscript.typ): the numbers the text cites
+# (results/paper/numbers.json) and the PDF (typst, from pip).
+
+
+rule claims_table:
+    message:
+        result_message("claims_table")
+    localrule: True
+    input:
+        unpack(result_inputs("claims_table")),
+    output:
+        *result_files("claims_table"),
+        **result_named_files("claims_table"),
+    log:
+        result_log("claims_table"),
+    benchmark:
+        result_benchmark("claims_table")
+    wildcard_constraints:
+        **result_constraints("claims_table"),
+    params:
+        report_caption=report_caption,
+        **result_params("claims_table"),
+    resources:
+        **result_resources("claims_table"),
+    conda:
+        ENV
+    script:
+        "../scripts/claims_table.py"
+
 
 
 rule manuscript:
@@ -10,6 +39,7 @@ rule manuscript:
         unpack(claims_inputs),
         code=code("build_manuscript"),
         source="paper/manuscript.typ",
+        layout="paper/layout.typ",
         claims=f"{RESULTS}/tables/claims.csv",
         prediction=f"{RESULTS}/tables/delta50_prediction.csv",
         landscape=job_outputs("landscape_cell"),

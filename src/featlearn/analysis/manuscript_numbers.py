@@ -103,13 +103,18 @@ def results_index(groups, rows_of):
     """The manuscript's results index: per table of the workflow's table manifest (``groups``: its
     ``table`` name, ``caption`` and the ``files`` this build wrote; ``rows_of``: file name → rows),
     its name, caption, rows and columns.  A table written once per sweep or activation is one entry
-    (rows summed, the files named after the caption).  Overlay results reach the reader through it:
-    a build with an overlay lists the overlay's tables."""
+    (rows summed, the files named after the caption).  A table with no rows says why in one line
+    (its ``empty`` reason) in place of its caption, or is left out where it has no reason.  Overlay
+    results reach the reader through it: a build with an overlay lists the overlay's tables."""
     out = []
     for group in groups:
         files = group["files"]
         rows = [rows_of[name] for name in files]
         caption = group["caption"]
+        if not any(rows):
+            if not group.get("empty"):
+                continue
+            caption = f"Empty in this build: {group['empty']}"
         if "{" in group["table"]:
             caption += f" Files: {', '.join(files)}."
         columns = next((len(r[0]) for r in rows if r), 0)

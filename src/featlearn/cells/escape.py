@@ -70,27 +70,27 @@ def planted_run(settings, delta, seed, m0):
     return np.array(record).T, (grad, lam)
 
 
-def signal_cell(settings, delta, m0s, log=print):
-    """The DMFT with signal (twin paths) from each planted overlap m₀, with its finite-d overlap
-    (S), against ``settings.trials`` planted unrestricted runs at dimension ``settings.d``: arrays
-    indexed [m₀, (seed,) t]."""
+def signal_cell(settings, delta, m0, log=print):
+    """The DMFT with signal (twin paths) from each planted overlap m₀ of ``m0`` (a list), with its
+    finite-d overlap (S), against ``settings.trials`` planted unrestricted runs at dimension
+    ``settings.d``: arrays indexed [m₀, (seed,) t]."""
     s = settings
-    out = {"d": s.d, "delta": delta, "m0": np.asarray(m0s, float), "steps": np.arange(s.steps + 1)}
+    out = {"d": s.d, "delta": delta, "m0": np.asarray(m0, float), "steps": np.arange(s.steps + 1)}
     theory_m, theory_norm2, theory_rho, theory_rho_sd, sim_m, sim_norm, sim_end = ([] for _ in range(7))
-    for m0 in m0s:
-        identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(m0))
-        res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=m0, twins=True)
+    for start in m0:
+        identity = (s.seed, "escape-signal", s.experiment, s.activation, s.link, float(delta), float(start))
+        res = dmft.solve_for(s, delta, s.steps, s.n_paths, identity, m0=start, twins=True)
         theory_m.append(res.m)
         theory_norm2.append(res.norm2)
         mean, sd = finite_d_overlap(res, s.d)
         theory_rho.append(mean)
         theory_rho_sd.append(sd)
-        series, ends = zip(*(planted_run(s, delta, seed, m0) for seed in range(s.trials)), strict=True)
+        series, ends = zip(*(planted_run(s, delta, seed, start) for seed in range(s.trials)), strict=True)
         runs = np.array(series)
         sim_m.append(runs[:, 0])
         sim_norm.append(runs[:, 1])
         sim_end.append(ends)
-        log(f"m0={m0}: DMFT m(T)={res.m[-1]:.4f}, simulated {runs[:, 0, -1].mean():.4f}")
+        log(f"m0={start}: DMFT m(T)={res.m[-1]:.4f}, simulated {runs[:, 0, -1].mean():.4f}")
     return {
         **out,
         "theory_m": np.array(theory_m),

@@ -44,7 +44,55 @@ def schema_error(config, schema):
         return (-len(error.absolute_path), error.validator in COMPOSITE, list(map(str, error.absolute_path)))
 
     error = min(errors, key=rank)
-    return ConfigError(".".join(str(p) for p in error.absolute_path) or "<top level>", error.message)
+    key = ".".join(str(p) for p in error.absolute_path) or "<top level>"
+    alternatives = (
+        error.parent if error.parent is not None and error.parent.validator in ("oneOf", "anyOf") else None
+    )
+    if alternatives is not None or error.validator == "contains":
+        node = (alternatives or error).schema
+        return ConfigError(key, f"{allowed(node, schema)}, got {error.instance!r}")
+    return ConfigError(key, error.message)
+
+
+def allowed(node, schema):
+    """What the schema ``node`` allows, in words ("a number > 0 or null", "a list of theta, a, b
+    containing theta"), for the one-line error of a value that fits none of its alternatives."""
+    if "$ref" in node:
+        target = schema
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        return allowed({**target, **{k: v for k, v in node.items() if k != "$ref"}}, schema)
+    for combine in ("oneOf", "anyOf"):
+        if combine in node:
+            return " or ".join(allowed(option, schema) for option in node[combine])
+    if "allOf" in node:
+        return "; ".join(allowed(part, schema) for part in node["allOf"])
+    if "const" in node:
+        return repr(node["const"])
+    if "enum" in node:
+        return "one of " + ", ".join(map(str, node["enum"]))
+    kind = node.get("type")
+    if kind == "null":
+        return "null"
+    if kind in ("number", "integer"):
+        bounds = [f"{sign} {node[word]}" for word, sign in BOUNDS.items() if word in node]
+        return " ".join(["a number" if kind == "number" else "an integer", ", ".join(bounds)]).strip()
+    if kind == "array":
+        items = node.get("items", {})
+        what = ", ".join(map(str, items["enum"])) if "enum" in items else items and allowed(items, schema)
+        text = (
+            "a list"
+            + (f" of {what}" if what else "")
+            + (" without repeats" if node.get("uniqueItems") else "")
+        )
+        return text + (f" containing {allowed(node['contains'], schema)}" if "contains" in node else "")
+    if kind == "string":
+        return "a string" + (f" matching {node['pattern']}" if "pattern" in node else "")
+    return kind or "a valid value"
+
+
+BOUNDS = {"exclusiveMinimum": ">", "minimum": "≥", "exclusiveMaximum": "<", "maximum": "≤"}
+"""The JSON schema's numeric bounds, as ``allowed`` writes them."""
 
 
 def _walk(value, path=()):
@@ -405,6 +453,12 @@ def check_config(config, mem_limit_mb=None, schema=None):
     error = schema_error(config, schema) if schema is not None else None
     if error is not None:
         raise error
-    for check in CHECKS:
-        check(config)
-    memory(config, mem_limit_mb)
+    try:
+        for check in CHECKS:
+            check(config)
+        memory(config, mem_limit_mb)
+    except settings.MissingKeys as missing:  # a job needs a value no key gives (e.g. an activation's η)
+        keys = missing.keys
+        raise ConfigError(
+            keys[-1], f"a job needs this value and no key gives it: set {' or '.join(keys)}"
+        ) from None

@@ -169,3 +169,26 @@ def code_stamp(script, package_root, folder, kernels_only=False, imports=(), nam
     stamp = Path(folder) / f"{name or Path(script).stem}.sha256"
     write_if_changed(stamp, closure_digest(script, package_root, kernels_only, imports) + "\n")
     return stamp
+
+
+def foreign_package(root):
+    """None when the imported featlearn package is the checkout ``root``'s own (its
+    ``src/featlearn``, or a package with the same ``.py`` files byte for byte), else one line naming
+    both: the rules are declared from the imported package's registries and the jobs run its code,
+    so a checkout must not be driven by another checkout's package."""
+    import featlearn
+
+    imported = Path(featlearn.__file__).resolve().parent
+    own = (Path(root) / "src" / PACKAGE).resolve()
+    if imported == own:
+        return None
+
+    def files(folder):
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.py")}
+
+    if own.is_dir() and files(imported) == files(own):
+        return None
+    return (
+        f"this checkout's package is {own}, but Python imports featlearn from {imported} (another "
+        f"checkout's, with other code): run `pip install -e .` here or set PYTHONPATH={own.parent}"
+    )

@@ -23,16 +23,18 @@ A :class:`Kind` (keyword arguments only) says, for one rule that computes (a GD 
 * ``cells_from``: the config key its cells come from (named by the memory pre-flight and the
   config checks), a pattern over the wildcards;
 * ``script``, ``what``, ``warm``, ``inputs``: what its rule runs (``workflow/scripts/<script>.py``,
-  by default the rule's name), says, and reads;
+  named by every kind that names no ``compute`` function), says, and reads;
 * or, in place of a script, ``compute``: the dotted name of a function ``f(settings, *, log,
   **cell)`` of one cell (the cell's numeric wildcards that are not settings fields) returning its
   arrays, which the generic script ``run_compute`` runs and saves (``featlearn.io.cells``).  Its
   code stamp and numba cache are then keyed by the rule (:attr:`Kind.program`) and cover the
   function's module (:attr:`Kind.imports`).
 
-One rule per kind is generated from this table (``workflow/rules/jobs.smk``); the cost estimate
-(``featlearn.plan``), the memory pre-flight (``featlearn.pipeline.checks.memory``) and the tests read
-it too, so the list of jobs and their resources exist once.
+Each kind's rule is one literal block in a stage file of ``workflow/rules/`` (``rule NAME:``), whose
+parts come from its kind here by name (``job_*`` in ``common.smk``) and which writes out its script
+(tests/test_workflow.py checks that the two agree); the cost estimate (``featlearn.plan``), the
+memory pre-flight (``featlearn.pipeline.checks.memory``) and the tests read this table too, so the
+list of jobs and their resources exist once.
 """
 
 import itertools
@@ -82,7 +84,7 @@ class Kind:
     sources: dict = field(default_factory=dict)  # param or settings field -> its source
     suffix: str = ".npz"
     compute: str = ""  # a job's function, "featlearn.<module>.<name>", run by the script run_compute
-    script: str = ""  # workflow/scripts/<script>.py runs a job ("": run_compute or the rule's name)
+    script: str = ""  # workflow/scripts/<script>.py runs a job (a compute kind's: run_compute)
     what: str = ""  # what a job does (its message, followed by its wildcards)
     warm: bool = True  # runs numba kernels: gets a warm kernel cache (and its model kernel)
     inputs: tuple = ()  # (name, pattern over the wildcards) of what a job reads besides its code
@@ -90,8 +92,10 @@ class Kind:
     threads: str = "config"  # "config": config["threads"]; "one": 1
 
     def __post_init__(self):
-        object.__setattr__(self, "script", self.script or ("run_compute" if self.compute else self.rule))
-        if self.compute:  # the function is a param: renaming it reruns the jobs
+        if bool(self.script) == bool(self.compute) and self.script != "run_compute":  # (a replace() keeps it)
+            raise ValueError(f"{self.rule}: a kind names its script or its compute function, one of them")
+        if self.compute:  # run by the generic script; the function is a param: renaming it reruns the jobs
+            object.__setattr__(self, "script", "run_compute")
             object.__setattr__(self, "sources", {**self.sources, "compute": typed.fixed(self.compute)})
             self._check_compute()
 
@@ -432,6 +436,7 @@ KINDS = (
     ),
     Kind(
         rule="hessian_cell",
+        compute="featlearn.hessian.plateau.plateau_cell",
         path="hessian/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", c["hessian"]["delta"]),
         settings=PlateauSettings,
@@ -444,6 +449,7 @@ KINDS = (
     ),
     Kind(
         rule="spectral_threshold_cell",
+        compute="featlearn.hessian.plateau.threshold_scan_cell",
         path="spectral_threshold/{activation}/d{d}_delta{delta}",
         cells=_spectral_threshold_cells,
         settings=settings_class(
@@ -470,6 +476,7 @@ KINDS = (
     ),
     Kind(
         rule="landscape_cell",
+        compute="featlearn.hessian.landscape.landscape_cell",
         path="landscape/{activation}/delta{delta}",
         cells=lambda c: _delta_cells("activation", {c["landscape"]["activation"]: c["landscape"]["delta"]}),
         settings=PlateauSettings,
@@ -482,6 +489,7 @@ KINDS = (
     ),
     Kind(
         rule="theory_sim_cell",
+        compute="featlearn.cells.referee.trajectory_cell",
         path="theory/sim/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", c["theory"]["simulation"]["delta"]),
         settings=settings_class(
@@ -507,6 +515,7 @@ KINDS = (
     ),
     Kind(
         rule="dmft_model",
+        script="dmft_model",
         path="theory/dmft/{model}_N{n_paths}",
         cells=_dmft_cells,
         settings=settings_class(
@@ -530,6 +539,7 @@ KINDS = (
     ),
     Kind(
         rule="fixed_point_model",
+        script="fixed_point_model",
         path="theory/fixed_point/{model}",
         cells=lambda c: _grid(model=c["theory"]["models"]),
         settings=settings_class(
@@ -546,6 +556,7 @@ KINDS = (
     ),
     Kind(
         rule="escape_linear_cell",
+        compute="featlearn.cells.escape.linear_stage_cell",
         path="escape/linear/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["cases"].items()))),
         settings=settings_class(
@@ -599,6 +610,7 @@ KINDS = (
     ),
     Kind(
         rule="escape_signal_cell",
+        compute="featlearn.cells.escape.signal_cell",
         path="escape/signal/{model}/delta{delta}",
         cells=lambda c: _delta_cells("model", dict(sorted(c["escape"]["signal"]["cases"].items()))),
         settings=EscapeSignalSettings,
@@ -611,6 +623,7 @@ KINDS = (
     ),
     Kind(
         rule="escape_prediction_cell",
+        compute="featlearn.theory.prediction.prediction_cell",
         path="escape/prediction/{model}/delta{delta}",
         cells=_predicted_cells("prediction"),
         settings=settings_class(
@@ -632,6 +645,7 @@ KINDS = (
     ),
     Kind(
         rule="escape_two_stage_cell",
+        compute="featlearn.theory.two_stage.two_stage_cell",
         path="escape/two_stage/{model}/delta{delta}",
         cells=_predicted_cells("two_stage"),
         settings=settings_class(
@@ -685,6 +699,7 @@ KINDS = (
     ),
     Kind(
         rule="convention_scan",
+        script="convention_scan",
         path="conventions/scan/{convention}/{activation}_d{d}",
         cells=_convention_scan_cells,
         settings=SweepSettings,
@@ -708,6 +723,7 @@ KINDS = (
     ),
     Kind(
         rule="convention_plateau",
+        script="convention_plateau",
         path="conventions/plateau/{convention}",
         cells=lambda c: _grid(convention=c["conventions"]["grid"]) if c.get("conventions") else [],
         settings=settings_class(
@@ -734,6 +750,7 @@ KINDS = (
     ),
     Kind(
         rule="design_theory",
+        script="design_theory",
         path="design/theory/{design}",
         cells=lambda c: _grid(design=c["design"]["designs"]) if c.get("design") else [],
         settings=settings_class(
@@ -761,6 +778,7 @@ KINDS = (
     ),
     Kind(
         rule="design_family",
+        script="design_family",
         path="design/{family}",
         cells=lambda c: _grid(family=["family"]) if c.get("design", {}).get("family") else [],
         settings=settings_class(
@@ -788,6 +806,7 @@ KINDS = (
     ),
     Kind(
         rule="spectral_overlap",
+        script="spectral_overlap",
         path="spectral/overlap_d{d}",
         cells=lambda c: _grid(d=c["spectral"]["d"]),
         settings=settings_class(

@@ -22,9 +22,11 @@ A :class:`ResultRule` (keyword arguments only) says, for one rule computed from 
   per stem of its figures); ``constraints``: ``config -> {wildcard: regex}``; ``local`` (False:
   sent to the cluster) and ``resources``.
 
-The rules are generated from ``RESULT_RULES`` in ``workflow/rules/results.smk``, which adds the code
-stamp input, the report wrappers and the report caption; ``featlearn.pipeline.manifest`` answers
-what a config's build writes from their tables and figures.
+Each rule is one literal block in a stage file of ``workflow/rules/`` (``rule NAME:``), whose parts
+come from its entry here by name (``result_*`` in ``common.smk``, which adds the code stamp input,
+the report wrappers and the report caption) and which writes out the script ``script`` names
+(tests/test_workflow.py checks that the two agree); ``featlearn.pipeline.manifest`` answers what a
+config's build writes from their tables and figures.
 """
 
 from collections.abc import Callable
@@ -59,10 +61,13 @@ class TableEntry:
     of a target), the optional config section without which it is not built, and whether the claims
     read it (True; or the claims' role key of the one sweep whose table they read,
     ``claims.sweeps``).  ``{sweep}``, ``{activation}`` and ``{easy_hard}`` in a name stand for each
-    sweep, each Hessian activation and the easy/hard figure's stem."""
+    sweep, each Hessian activation and the easy/hard figure's stem.  ``empty`` says, in one line, why
+    the table can have no rows: the results index prints it in place of the caption when it has none,
+    and leaves out an empty table that has no reason."""
 
     name: str
     caption: str
+    empty: str = ""
     output: str | None = None
     target: bool = False
     section: str | None = None
@@ -133,8 +138,8 @@ class ResultRule:
     resources: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        default = f"plot_{self.rule.removesuffix('_figure')}" if self.rule.endswith("_figure") else self.rule
-        object.__setattr__(self, "script", self.script or default)
+        if not self.script:
+            raise ValueError(f"{self.rule}: a table or figure rule names its script")
         for name in ("tables", "figures"):
             object.__setattr__(self, name, tuple(replace(e, rule=self.rule) for e in getattr(self, name)))
 
@@ -608,7 +613,7 @@ def _cells_of(rule, **match):
 RESULT_RULES = (
     # cell summaries and threshold fits
     ResultRule(
-        rule="threshold_table", what="Collecting the threshold table",
+        rule="threshold_table", script="threshold_table", what="Collecting the threshold table",
         inputs=lambda config, w: {
             # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
             "sweeps": [sweep_tables(s)[1] for s in config["sweeps"] if s != config["easy_hard"]["sweep"]],
@@ -622,7 +627,8 @@ RESULT_RULES = (
         ),
     ),
     ResultRule(
-        rule="aggregate_sweep", what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
+        rule="aggregate_sweep", script="aggregate_sweep",
+        what="Summarising sweep {wildcards.sweep} and fitting its thresholds",
         inputs=_cells_of("sweep_block", sweep=lambda c, w: w["sweep"]),  # the blocks of every cell
         log="aggregate/{sweep}", jobs=_per("sweeps", "sweep"),
         constraints=lambda config: {"sweep": "|".join(config["sweeps"])},
@@ -638,7 +644,8 @@ RESULT_RULES = (
     ),
     # the optimal spectral method (no GD): theory curve and delta_alg
     ResultRule(
-        rule="spectral_theory", what="Asymptotic spectral overlap curve and delta_alg per link",
+        rule="spectral_theory", script="spectral_theory",
+        what="Asymptotic spectral overlap curve and delta_alg per link",
         log="spectral/theory",
         params={"link": "spectral.link", "noise": "spectral.noise", "delta_max": _delta_max,
                 "points": "spectral.theory_points"},
@@ -651,7 +658,8 @@ RESULT_RULES = (
     ),
     # the Hessian at the restricted-GD plateau (docs/outlier.md)
     ResultRule(
-        rule="hessian_table", what="Collecting the plateau spectra of {wildcards.activation}",
+        rule="hessian_table", script="hessian_table",
+        what="Collecting the plateau spectra of {wildcards.activation}",
         inputs=_cells_of("hessian_cell", activation=lambda c, w: w["activation"]),
         log="hessian/table_{activation}",
         jobs=_per("hessian.delta", "activation"),
@@ -662,7 +670,7 @@ RESULT_RULES = (
         ),
     ),
     ResultRule(
-        rule="easy_hard_figure", what="Drawing easy vs hard direction learning",
+        rule="easy_hard_figure", script="plot_easy_hard", what="Drawing easy vs hard direction learning",
         inputs=_cells_of("sweep_block", sweep=lambda c, w: c["easy_hard"]["sweep"]),
         log=lambda config: f"figures/{config['easy_hard']['stem']}",
         params={"level": "easy_hard.learned_overlap"},
@@ -679,7 +687,8 @@ RESULT_RULES = (
     ),
     # theory (DMFT, outlier, static fixed point) against its simulated referee
     ResultRule(
-        rule="theory_tables", what="Theory thresholds and theory-vs-simulation agreement tables",
+        rule="theory_tables", script="theory_tables",
+        what="Theory thresholds and theory-vs-simulation agreement tables",
         inputs=lambda config, w: theory_inputs(config) | {"thresholds": table("thresholds.csv")},
         log="theory/tables",
         params={**_THEORY, "report_steps": "theory.report_steps", "horizon": "theory.horizon",
@@ -707,7 +716,8 @@ RESULT_RULES = (
     # the escape (docs/escape.md): the hard coordinate's linear stage, the DMFT with signal, and the
     # success they predict
     ResultRule(
-        rule="escape_linear_table", what="Linear stage of the escape: theory vs simulation table and figure",
+        rule="escape_linear_table", script="escape_linear_table",
+        what="Linear stage of the escape: theory vs simulation table and figure",
         inputs=_cells_of("escape_linear_cell"),
         log="escape/linear_table", params={"report_steps": "escape.report_steps"},
         tables=(
@@ -727,7 +737,8 @@ RESULT_RULES = (
         ),
     ),
     ResultRule(
-        rule="escape_anatomy_table", what="The escape's anatomy, trial by trial: table and figure",
+        rule="escape_anatomy_table", script="escape_anatomy_table",
+        what="The escape's anatomy, trial by trial: table and figure",
         inputs=_cells_of("escape_anatomy_cell"), log="escape/anatomy_table", jobs=_when("escape_anatomy"),
         tables=(
             TableEntry(name="escape_anatomy.csv", output="table", target=True, section="escape_anatomy",
@@ -752,6 +763,7 @@ RESULT_RULES = (
     ),
     ResultRule(
         rule="escape_finite_n_table",
+        script="escape_finite_n_table",
         what="Predicted from the finite system's early window: tables",
         inputs=_cells_of("escape_finite_n_cell"), log="escape/finite_n_table", jobs=_when("escape.finite_n"),
         params={"models": canonical_key("escape.finite_n.models"), "seed": "seed"},
@@ -771,6 +783,7 @@ RESULT_RULES = (
     ),
     ResultRule(
         rule="escape_finite_n_compare",
+        script="escape_finite_n_compare",
         what="Predicted from the early window vs GD's measured delta50(d): table and figure",
         inputs=lambda config, w: {"predicted": table("delta50_finite_n.csv"),
                                   "points": table("finite_size_points.csv")},
@@ -791,7 +804,8 @@ RESULT_RULES = (
         ),
     ),
     ResultRule(
-        rule="escape_signal_table", what="DMFT with signal vs planted-overlap GD: table",
+        rule="escape_signal_table", script="escape_signal_table",
+        what="DMFT with signal vs planted-overlap GD: table",
         inputs=_cells_of("escape_signal_cell"),
         log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,
         tables=(
@@ -803,7 +817,8 @@ RESULT_RULES = (
         ),
     ),
     _prediction_rule(
-        rule="escape_prediction_table", what="Predicted vs measured success and delta50(d)", level="rho_c",
+        rule="escape_prediction_table", script="escape_prediction_table",
+        what="Predicted vs measured success and delta50(d)", level="rho_c",
         tables=(
             TableEntry(name="escape_prediction.csv", output="table", target=True,
                        caption="Predicted (linear process) vs measured success, escape steps and failed-"
@@ -822,6 +837,7 @@ RESULT_RULES = (
     # its growth by the joint likelihood of every cell, what they decide about d -> inf
     ResultRule(
         rule="finite_size_scaling",
+        script="finite_size_scaling",
         what="Finite-size analysis of the sweeps' thresholds: joint-likelihood laws, profiles, bootstrap, "
         "figure",
         inputs=finite_size_inputs,
@@ -850,7 +866,9 @@ RESULT_RULES = (
             TableEntry(name="finite_size_decide.csv", output="decide",
                        caption="Per model and design (new doublings of d, trials per cell): the expected "
                        "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours "
-                       "(upper bound)."),
+                       "(upper bound).",
+                       empty="No model has both finite_size.min_d measured d and a δ_NN(∞): the two "
+                       "readings (F13) are not fitted."),
         ),
         figures=(
             FigureEntry(stem="{stem}", section="finite_size",
@@ -862,6 +880,7 @@ RESULT_RULES = (
     ),
     ResultRule(
         rule="finite_size_refine",
+        script="finite_size_refine",
         what="Second-pass delta placement around each d's crossing (an overlay, built on request)",
         inputs=finite_size_inputs, outputs=((None, FILE, f"{RESULTS}/finite_size/refine.yaml"),),
         log="finite_size/refine",
@@ -871,6 +890,7 @@ RESULT_RULES = (
     # the plateau's spectral threshold and the plateau against the fixed point (docs/outlier.md)
     ResultRule(
         rule="spectral_threshold_table",
+        script="spectral_threshold_table",
         what="The plateau's spectral threshold delta_spec(d) per activation (docs/finite_size.md, (F14))",
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {"theory": THEORY_TABLE},
         log="hessian/spectral_threshold", params=_OVERLAY,
@@ -884,6 +904,7 @@ RESULT_RULES = (
     ),
     ResultRule(
         rule="plateau_theory_table",
+        script="plateau_theory_table",
         what="The plateau against the fixed point per observable as d -> inf, and the plateau's own "
         "threshold (docs/outlier.md, (O19)-(O21))",
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {
@@ -935,6 +956,7 @@ RESULT_RULES = (
     # reproduce the paper's three headline numbers; nothing runs without `conventions:`
     ResultRule(
         rule="convention_table",
+        script="convention_table",
         what="Conventions ranked against the paper's three numbers: table and figure",
         inputs=lambda config, w: {"scans": jobs.outputs(config, "convention_scan"),
                                   "plateaus": jobs.outputs(config, "convention_plateau")},
@@ -958,6 +980,7 @@ RESULT_RULES = (
     # (read from the theory alone, so pass 2 does not rewrite them) and the design table
     ResultRule(
         rule="design_sweeps",
+        script="design_sweeps",
         what="The GD sweeps the theory asks for: its best and worst designs and the included ones "
         "(an overlay for pass 2)",
         inputs=lambda config, w: {"theory": jobs.outputs(config, "design_theory")},
@@ -965,7 +988,7 @@ RESULT_RULES = (
         params={"design": _optional_canonical("design"), "settings": _design_settings}, jobs=_when("design"),
     ),
     ResultRule(
-        rule="design_table", what="Design table and figure",
+        rule="design_table", script="design_table", what="Design table and figure",
         inputs=lambda config, w: {
             "theory": jobs.outputs(config, "design_theory"), "family": jobs.outputs(config, "design_family"),
             "thresholds": [sweep_tables(sweep)[1] for sweep in design_sweeps(config).values()]},
@@ -985,23 +1008,25 @@ RESULT_RULES = (
         ),
     ),
     # the figures drawn from tables and cells, one per job
-    figure("phase_figure", inputs=_phase_inputs, stems=lambda c: [f.stem for f in phase_figures(c)],
+    figure("phase_figure", script="plot_phase",
+           inputs=_phase_inputs, stems=lambda c: [f.stem for f in phase_figures(c)],
            params={"title": _phase_title, "sweep": lambda c, w: (sweep_of_figure(c, w["stem"]), None),
                    "lines": _phase_lines}),
-    figure("grokking_figure", inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"},
+    figure("grokking_figure", script="plot_grokking",
+           inputs=lambda config, w: {"run": f"{RESULTS}/grokking/{w['stem']}.npz"},
            figures=(
                FigureEntry(stem="{name}", paper="Fig 2", section="grokking",
                            caption="Train and test loss and misalignment 1 − ρ along one long GD run (never"
                            " frozen)."),
            )),
-    figure("spectral_figure", inputs=_spectral_figure_inputs,
+    figure("spectral_figure", script="plot_spectral", inputs=_spectral_figure_inputs,
            params={"link": "spectral.link", "sweep": "figure1.random"},
            figures=(
                FigureEntry(stem="{stem}", paper="Fig 1", section="figure1",
                            caption="GD success vs δ from random and from the optimal spectral init, δ_alg, "
                            "and the spectral estimator's overlap vs the asymptotic curve."),
            )),
-    figure("hessian_spectrum_figure", inputs=lambda config, w: {"cells": [
+    figure("hessian_spectrum_figure", script="plot_hessian_spectrum", inputs=lambda config, w: {"cells": [
         f for act, pair in config["hessian"]["histogram"].items() for dl in pair
         for f in jobs.outputs(config, "hessian_cell", activation=act, delta=dl)]},
            figures=(
@@ -1009,7 +1034,8 @@ RESULT_RULES = (
                            caption="Bulk histogram and bottom eigenvalue of the Hessian at the restricted-"
                            "GD plateau, below and above the transition."),
            )),
-    figure("hessian_delta_figure", params={"overlay": canonical_key("theory.hessian_overlay")},
+    figure("hessian_delta_figure", script="plot_hessian_delta",
+           params={"overlay": canonical_key("theory.hessian_overlay")},
            inputs=lambda config, w: {
                "tables": [table(f"hessian_{a}.csv") for a in config["hessian"]["delta"]],
                "fixed_points": [f"{RESULTS}/theory/fixed_point/{m}.npz"
@@ -1019,19 +1045,20 @@ RESULT_RULES = (
                            caption="λ_min, bulk edge and overlap² of the bottom eigenvector vs δ at the "
                            "plateau, with the fixed-point theory."),
            )),
-    figure("hessian_trajectory_figure", inputs=_cells_of("hessian_cell"),
+    figure("hessian_trajectory_figure", script="plot_hessian_trajectory", inputs=_cells_of("hessian_cell"),
            figures=(
                FigureEntry(stem="extra_hessian_trajectory",
                            caption="λ_min, bulk edge and overlap² along restricted GD (checkpoints)."),
            )),
-    figure("plateau_theory_figure", inputs=lambda config, w: {"table": table("plateau_vs_theory.csv")},
+    figure("plateau_theory_figure", script="plot_plateau_theory",
+           inputs=lambda config, w: {"table": table("plateau_vs_theory.csv")},
            figures=(
                FigureEntry(stem="extra_plateau_vs_theory", section="spectral_threshold",
                            caption="The plateau's ‖θ‖², training loss, bulk edge, λ_min and overlap² "
                            "against 1/d at each δ of the spectral-threshold scan, their 1/d extrapolation, "
                            "and the RS fixed point's value at d = ∞."),
            )),
-    figure("landscape_figure", inputs=_cells_of("landscape_cell"),
+    figure("landscape_figure", script="plot_landscape", inputs=_cells_of("landscape_cell"),
            figures=(
                FigureEntry(stem="{stem}", paper="Fig 3", section="landscape",
                            caption="The empirical risk on planes through the restricted-GD plateau (with "
@@ -1039,14 +1066,15 @@ RESULT_RULES = (
                            " with unrestricted GD projected: the saddle and the escape along its negative "
                            "curvature."),
            )),
-    figure("sweep_escape_steps_figure", params={"sweeps": _key_set("sweeps")},  # sorted: order is no change
+    figure("sweep_escape_steps_figure", script="plot_sweep_escape_steps",
+           params={"sweeps": _key_set("sweeps")},  # sorted: order is no change
            inputs=lambda config, w: {"tables": [sweep_tables(name)[0] for name in sorted(config["sweeps"])]},
            figures=(
                FigureEntry(stem="extra_escape_steps",
                            caption="Escape step (first step with ρ ≥ escape_rho) vs δ, median and "
                            "quartiles, per sweep."),
            )),
-    figure("theory_figure", params={**_THEORY, "kind": _theory_kind}, local=False,
+    figure("theory_figure", script="plot_theory", params={**_THEORY, "kind": _theory_kind}, local=False,
            inputs=lambda config, w: theory_inputs(config) | {  # only the δ_NN figure draws the thresholds
                "table": THEORY_TABLE if THEORY_KINDS[w["stem"]] == "delta_nn" else []},
            figures=(
@@ -1059,14 +1087,15 @@ RESULT_RULES = (
                            caption="δ_NN(t) from the DMFT law for each N, the long-time value and the "
                            "empirical δ₅₀."),
            )),
-    figure("width_figure", inputs=_width_inputs, params={"groups": "width.groups", "widths": _widths},
+    figure("width_figure", script="plot_width",
+           inputs=_width_inputs, params={"groups": "width.groups", "widths": _widths},
            figures=(
                FigureEntry(stem="{stem}", paper="Fig 6", section="width",
                            caption="Success vs δ per width m, and δ₅₀ vs m."),
            )),
     # the claims table with computed verdicts (the manuscript: paper.smk)
     ResultRule(
-        rule="claims_table", what="The paper's claims against the results: verdicts",
+        rule="claims_table", script="claims_table", what="The paper's claims against the results: verdicts",
         inputs=lambda config, w: claims_inputs(config),
         log="paper/claims",
         params={"tolerance": canonical_key("claims.tolerance"), "paper": canonical_key("claims.paper"),

@@ -34,9 +34,18 @@ ACTIVATION_TABLES = {"lr": "learning_rate", "steps": "steps"}
 """Fields with a per-activation table between a section's key and ``defaults``."""
 
 
+class MissingKeys(KeyError):
+    """None of ``keys`` (dotted config keys, in the order they are looked up) is in the config."""
+
+    def __init__(self, keys):
+        super().__init__(f"none of {', '.join(keys)} is in the config")
+        self.keys = tuple(keys)
+
+
 def lookup(config, *keys):
     """(value, key) of the first of the dotted config ``keys`` that ``config`` holds (an integer key,
-    such as a d of ``delta_at``, written as its digits); KeyError naming them all where none is."""
+    such as a d of ``delta_at``, written as its digits); :class:`MissingKeys` naming them all where
+    none is."""
     for key in keys:
         node = config
         for part in key.split("."):
@@ -47,7 +56,7 @@ def lookup(config, *keys):
             node = node[part]
         else:
             return node, key
-    raise KeyError(f"none of {', '.join(keys)} is in the config")
+    raise MissingKeys(keys)
 
 
 def convention(config, name, context):

@@ -7,8 +7,11 @@ from matplotlib import ticker
 
 from featlearn.analysis.criteria import ALIGNED_OVERLAP2, negative_aligned
 from featlearn.analysis.thresholds import FITTED, logistic
+from featlearn.plotting import print_size
 
 matplotlib.use("Agg")  # files only; pyplot, imported above, picks no backend before a figure
+plt.rcParams.update(print_size.STYLE)
+W = print_size.TEXT_WIDTH_IN
 
 
 def shades(n, cmap="Blues"):
@@ -24,10 +27,11 @@ def binomial_error(k, n):
 
 def save(fig, stem_paths):
     """Save one figure to every path given (PDF and PNG), without a creation date, so that the same
-    figure always has the same bytes."""
+    figure always has the same bytes; the PNG records its smallest drawn text (``print_size``)."""
+    record = print_size.text_record(fig)
     for path in stem_paths:
-        metadata = {"CreationDate": None} if str(path).endswith(".pdf") else {}
-        fig.savefig(path, dpi=150, bbox_inches="tight", metadata=metadata)
+        metadata = {"CreationDate": None} if str(path).endswith(".pdf") else record
+        fig.savefig(path, dpi=print_size.DPI, bbox_inches="tight", metadata=metadata)
     plt.close(fig)
 
 
@@ -163,7 +167,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title, p
     empirical GD thresholds of the largest d, and the theory's prediction for the random family
     (``prediction_overlay``). Right: spectral-estimator overlap vs δ, simulation
     (median, 30–70 %) against the asymptotic curve."""
-    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(W, 3.0))
     for (cells, fits), cmap, label in (
         (random, "Blues", "random, "),
         (spectral_init, "Oranges", "spectral, "),
@@ -186,7 +190,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title, p
     for ax in (ax_p, ax_o):
         ax.axvline(delta_alg, color="k", ls="--", lw=1, label=r"$\delta_{alg}$")
     ax_p.set(title=title, xlim=(0, None))
-    ax_p.legend(frameon=False, fontsize=7, loc="upper left")
+    ax_p.legend(frameon=False, loc="upper left")
     ax_o.plot(
         [r["delta"] for r in theory], [r["overlap"] for r in theory], "k-", lw=1.2, label="asymptotic (Lu–Li)"
     )
@@ -237,15 +241,19 @@ def hessian_spectrum_figure(panels):
 
     ``panels``: list of (title, bulk eigenvalues, λ_min, overlap² of its eigenvector, bulk edge).
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.2), squeeze=False)
-    for ax, (title, bulk, lam, ov2, edge) in zip(axes[0], panels, strict=True):
+    cols = 2 if len(panels) % 2 == 0 and len(panels) % 3 else min(len(panels), 3)  # 4 panels: 2 × 2
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(W, 2.4 * rows), squeeze=False)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax, (title, bulk, lam, ov2, edge) in zip(axes.flat, panels, strict=False):
         ax.hist(bulk, bins=60, density=True, color="0.7")
         colour = "C3" if negative_aligned(lam, ov2) else "C0"  # red: a negative eigenvalue aligned with θ*
         ax.axvline(lam, color=colour, lw=1.5, label=rf"$\lambda_{{min}}$={lam:.3g}, overlap$^2$={ov2:.2f}")
         ax.axvline(edge, color="0.3", ls="--", lw=0.8, label=f"bulk edge {edge:.3g}")
         ax.axvline(0, color="k", lw=0.5)
         ax.set(title=title, xlabel="eigenvalue", yticks=[])
-        ax.legend(frameon=False, fontsize=7, loc="upper right")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     fig.tight_layout()
     return fig
 
@@ -257,7 +265,7 @@ def hessian_delta_figure(tables, fixed_points=None):
     {activation: arrays of ``theory.fixed_point_model``}, drawn as lines (outlier solid, bulk edge
     dashed; grey dots where the fixed point fails its AT check).
     """
-    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(W, 3.0))
     for i, (act, rows) in enumerate(sorted(tables.items())):
         colour = f"C{i}"
         fp = (fixed_points or {}).get(act)
@@ -292,7 +300,7 @@ def hessian_delta_figure(tables, fixed_points=None):
     ax_o.axhline(ALIGNED_OVERLAP2, color="k", lw=0.5, ls=":")
     ax_o.set(
         xlabel=r"$\delta$",
-        ylabel=r"overlap$^2$ of bottom eigenvector with $\theta^*$",
+        ylabel=r"overlap$^2$ of $v_{\min}$ with $\theta^*$",
         xscale="log",
         ylim=(-0.02, 1.02),
     )
@@ -300,8 +308,8 @@ def hessian_delta_figure(tables, fixed_points=None):
         ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xticks([2, 4, 8, 16, 32])
-    ax_l.legend(frameon=False, fontsize=7)
-    ax_o.legend(frameon=False, fontsize=8)
+    for ax in (ax_l, ax_o):  # the legends below the panels: they name more than the panels can hold
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
     fig.tight_layout()
     return fig
 
@@ -311,7 +319,7 @@ def sweep_escape_steps_figure(sweeps):
 
     ``sweeps``: {name: cell rows}.
     """
-    fig, axes = plt.subplots(1, len(sweeps), figsize=(5 * len(sweeps), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(W, 3.0), squeeze=False)
     for ax, (name, cells) in zip(axes[0], sorted(sweeps.items()), strict=True):
         by_d = _rows_by_d(cells)
         for colour, (d, rows) in zip(shades(len(by_d)), by_d, strict=True):
@@ -332,7 +340,7 @@ def hessian_trajectory_figure(runs):
 
     ``runs``: {activation: [(δ, steps, λ_min(t), bulk edge(t), overlap²(t)), ...]}.
     """
-    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 6), squeeze=False, sharex="col")
+    fig, axes = plt.subplots(2, len(runs), figsize=(W, 4.8), squeeze=False, sharex="col")
     for col, (act, series) in enumerate(sorted(runs.items())):
         ax_l, ax_o = axes[0, col], axes[1, col]
         colours = shades(len(series), "viridis")
@@ -353,7 +361,7 @@ def hessian_trajectory_figure(runs):
             ylabel=r"overlap$^2$ of bottom eigenvector",
             ylim=(-0.02, 1.02),
         )
-        ax_l.legend(frameon=False, fontsize=7)
+        ax_l.legend(frameon=False)
     fig.tight_layout()
     return fig
 
@@ -364,7 +372,7 @@ def width_figure(groups):
 
     ``groups``: {activation: [(m, cell rows, fit rows), ...]}.
     """
-    fig, axes = plt.subplots(2, len(groups), figsize=(5 * len(groups), 7), squeeze=False)
+    fig, axes = plt.subplots(2, len(groups), figsize=(W, 5.2), squeeze=False)
     for col, (act, series) in enumerate(sorted(groups.items())):
         ax_p, ax_t = axes[0, col], axes[1, col]
         series = sorted(series, key=lambda s: s[0])
@@ -397,7 +405,7 @@ def easy_hard_figure(runs):
     (trials, steps, 2), one column of panels per δ.  Top: ‖P_{span Θ} θ*_l‖ (is direction l
     learned by the network); bottom: max_j |⟨θ̂_j, θ*_l⟩| (is it carried by a single neuron).
     """
-    fig, axes = plt.subplots(2, len(runs), figsize=(5 * len(runs), 6.4), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(2, len(runs), figsize=(W, 4.8), squeeze=False, sharey=True)
     directions = ((0, "-", "C0", "easy ($z_1$)"), (1, "--", "C3", "hard ($z_2$)"))
     for column, (delta, steps, span, neuron) in enumerate(sorted(runs, key=lambda r: r[0])):
         for ax, overlaps in zip(axes[:, column], (span, neuron), strict=True):
@@ -437,7 +445,7 @@ def convention_figure(rows, paper):
         ax.annotate(
             f"{row['rank']}. {row['convention']}",
             (x, y),
-            fontsize=7,
+            fontsize=7.5,
             xytext=(4, 3),
             textcoords="offset points",
         )
@@ -454,7 +462,7 @@ def landscape_figure(cells):
     rows: the plane of θ_R and θ*, the plane of θ_R and the Hessian's bottom eigenvector), with
     unrestricted GD from the same initialisation projected onto each plane (white: start, red:
     end), the plateau marked (×) and the curvature of R̂ along the plane's second axis in the title."""
-    fig, axes = plt.subplots(2, len(cells), figsize=(4.3 * len(cells), 7.6), squeeze=False)
+    fig, axes = plt.subplots(2, len(cells), figsize=(W, 5.8), squeeze=False)
     titles = {"hard": r"plane ($\theta_R$, $\theta^*$)", "outlier": r"plane ($\theta_R$, $v_{\min}$)"}
     for col, cell in enumerate(cells):
         for row, plane in enumerate(("hard", "outlier")):
@@ -508,7 +516,7 @@ def finite_size_figure(panels):
 
     ``panels``: [(model, per-d rows, law rows, summary row, curve rows, δ_NN(∞), paper value)].
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(W, 3.6), squeeze=False)
     for ax, (model, points, laws, summary, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
         ok = [p for p in points if p["status"] in FITTED and np.isfinite(p["delta50_err"])]
         value = np.array([p["delta50"] for p in ok])
@@ -560,16 +568,15 @@ def finite_size_figure(panels):
         if marks:
             pad = 0.15 * (max(marks) - min(marks)) + 0.1
             ax.set_ylim(min(marks) - pad, max(marks) + pad)
-        title = f"{model}: δ∞ undetermined by finite d; power/log laws: {summary['limit_status']}"
+        title = f"{model}: δ∞ undetermined by finite d\npower and log laws: δ∞ {summary['limit_status']}"
         ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=title)
-        ax.title.set_fontsize(9)
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # a narrow log range labels every minor tick
-        ax.legend(frameon=False, fontsize=5.5, loc="best")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     fig.text(
         0.01,
         0.005,
         "Error bars, brackets: 95 % profile-likelihood intervals (joint binomial likelihood of every cell).",
-        fontsize=7,
+        fontsize=7.5,
     )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig

@@ -11,6 +11,7 @@ import numpy as np
 from featlearn.analysis.theory_tables import delta_nn_curve
 from featlearn.analysis.thresholds import FITTED
 from featlearn.plotting.figures import binomial_error, shades
+from featlearn.plotting.print_size import TEXT_WIDTH_IN as W
 
 matplotlib.use("Agg")  # files only; pyplot, imported above, picks no backend before a figure
 
@@ -28,7 +29,7 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
     """‖θ‖², train loss and H₁₁ vs t: DMFT (lines, each model's main N from ``n_paths``; the band is
     ±2 standard errors over its path replicas) and simulated restricted GD (seed mean ± s.d.)."""
     names = [n for n in models if theory[n]["sim"]]
-    fig, axes = plt.subplots(len(names), 3, figsize=(12, 3.0 * len(names)), squeeze=False)
+    fig, axes = plt.subplots(len(names), 3, figsize=(W, 2.4 * len(names) + 0.4), squeeze=False)
     for row, name in zip(axes, names, strict=True):
         dm = theory[name]["dmft"][n_paths[name]]
         for c, (delta, cell) in enumerate(sorted(theory[name]["sim"].items())):
@@ -61,7 +62,7 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
         for ax, ylabel in zip(row, (r"$\|\theta^t\|^2$", "train loss", r"$H_{11}=E[g^2 w]$"), strict=True):
             ax.set(xlabel="GD step t", ylabel=ylabel)
         row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
-        row[0].legend(frameon=False, fontsize=7)
+        row[0].legend(frameon=False)
     fig.suptitle(
         "restricted GD: DMFT (R replicas of N paths, band $\\pm 2$ s.e.) vs simulation "
         "(seed mean $\\pm$ s.d.)",
@@ -75,7 +76,7 @@ def outlier_vs_time_figure(theory, models, n_paths):
     """Hessian bottom vs t: DMFT bulk edge (dashed) and outlier (solid) over the simulated λ_min
     (filled markers, mean ± s.d. over seeds) and bulk edge (crosses); overlap² on the right."""
     names = [n for n in models if theory[n]["sim"]]
-    fig, axes = plt.subplots(len(names), 2, figsize=(11, 3.2 * len(names)), squeeze=False)
+    fig, axes = plt.subplots(len(names), 2, figsize=(W, 2.8 * len(names)), squeeze=False)
     for (ax_l, ax_o), name in zip(axes, names, strict=True):
         dm = theory[name]["dmft"][n_paths[name]]
         cells = sorted(theory[name]["sim"].items())
@@ -102,17 +103,17 @@ def outlier_vs_time_figure(theory, models, n_paths):
             _label(name, models[name]) + "  (dashed: DMFT bulk edge; x: sim bulk edge)", fontsize=8
         )
         ax_o.set(xlabel="GD step t", ylabel=r"overlap$^2$ with $\theta^*$", xscale="log", ylim=(-0.02, 1.02))
-        ax_l.legend(frameon=False, fontsize=6)
-        ax_o.legend(frameon=False, fontsize=6)
-    fig.text(0.01, 0.003, TAIL_NOTE, fontsize=7)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
+        ax_l.legend(frameon=False)
+        ax_o.legend(frameon=False)
+    fig.text(0.01, 0.003, TAIL_NOTE, fontsize=7.5, wrap=True)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
 
 
 def delta_nn_figure(theory, models, n_paths, table):
     """δ_NN(t) vs t per model for every N, with the long-time (fixed-point) value and δ₅₀ per d, both
     read from ``table`` (the rows of theory_thresholds.csv)."""
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(W, 3.4), squeeze=False)
     for ax, (name, s) in zip(axes[0], models.items(), strict=True):
         dms = sorted(theory[name]["dmft"].items())
         for k, (n, dm) in enumerate(dms):
@@ -138,14 +139,8 @@ def delta_nn_figure(theory, models, n_paths, table):
                 )
         ax.set(xlabel="GD step t", ylabel=r"$\delta_{NN}(t)$", xscale="log", xlim=(1, dms[0][1]["steps"][-1]))
         ax.set_title(_label(name, s), fontsize=9)
-        ax.legend(frameon=False, fontsize=6)
-    fig.text(
-        0.01,
-        0.005,
-        "Smallest δ with a negative hard-direction outlier at GD time t. " + TAIL_NOTE,
-        fontsize=7,
-    )
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        ax.legend(frameon=False)
+    fig.tight_layout()  # what δ_NN(t) is, and TAIL_NOTE, are in the manuscript's caption
     return fig
 
 
@@ -154,7 +149,7 @@ def linear_stage_figure(cells):
     unrestricted runs (dots) and their exact linearisation (crosses); the shaded band is the
     sampling error of a variance over the trials (±2 s.e., normal approximation)."""
     keys = sorted(cells)
-    fig, axes = plt.subplots(1, len(keys), figsize=(3.6 * len(keys), 3.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(keys), figsize=(W, 2.8), squeeze=False)
     for ax, key in zip(axes[0], keys, strict=True):
         cell = cells[key]
         t = cell["steps"]
@@ -172,7 +167,7 @@ def linear_stage_figure(cells):
         )
         ax.title.set_fontsize(8)
     axes[0, 0].set_ylabel(r"Var$(\sqrt{d}\,\theta_1^t)$")
-    axes[0, 0].legend(frameon=False, fontsize=7)
+    axes[0, 0].legend(frameon=False)
     fig.tight_layout()
     return fig
 
@@ -189,7 +184,7 @@ def prediction_figure(panels, level="rho_c"):
     Bottom: δ₅₀ vs d, measured (fit ± error) and predicted per level, with δ_NN(∞) of the static
     fixed point as the d → ∞ reference."""
     symbol, what = LEVELS[level]
-    fig, axes = plt.subplots(3, len(panels), figsize=(4.6 * len(panels), 9.6), squeeze=False)
+    fig, axes = plt.subplots(3, len(panels), figsize=(W, 7.2), squeeze=False)
     for col, (model, settings, rows, delta50, sweep_rows, fits) in enumerate(panels):
         ax_p, ax_d, ax_s = axes[0, col], axes[1, col], axes[2, col]
         ds = sorted({int(r["d"]) for r in sweep_rows})
@@ -237,7 +232,7 @@ def prediction_figure(panels, level="rho_c"):
             + ", ".join(f"'{styles.get(v, ':')}' {symbol}={v:g}" for v in values),
             fontsize=8,
         )
-        ax_p.legend(frameon=False, fontsize=7)
+        ax_p.legend(frameon=False)
         for value in values:
             pred = sorted((r for r in delta50 if r[level] == value), key=lambda r: r["d"])
             ax_d.plot(
@@ -273,9 +268,9 @@ def prediction_figure(panels, level="rho_c"):
             ax_d.axhline(limit, color="C3", ls=":", label=r"$\delta_{NN}(\infty)$ (fixed point)")
         ax_d.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$")
         ticks = sorted({int(r["d"]) for r in delta50})
-        ax_d.set_xticks(ticks, [str(t) for t in ticks], fontsize=7)
+        ax_d.set_xticks(ticks, [str(t) for t in ticks], fontsize=7.5)
         ax_d.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax_d.legend(frameon=False, fontsize=7)
+        ax_d.legend(frameon=False)
         crossing = r"first crossing of $\rho_c$" if level == "rho_c" else "escape step of the kicked DMFT"
         ax_s.set(
             yscale="log",
@@ -284,7 +279,7 @@ def prediction_figure(panels, level="rho_c"):
             title=f"dots: GD, first ρ ≥ escape_rho; lines: predicted median ({crossing})",
         )
         ax_s.title.set_fontsize(8)
-        ax_s.legend(frameon=False, fontsize=7)
+        ax_s.legend(frameon=False)
     fig.tight_layout()
     return fig
 
@@ -318,7 +313,7 @@ def design_figure(rows, d, correlation):
         right.annotate(
             r["design"],
             (r["delta_nn_inf"], r[f"delta50_d{d}"]),
-            fontsize=7,
+            fontsize=7.5,
             xytext=(3, 3),
             textcoords="offset points",
         )
@@ -376,7 +371,7 @@ def plateau_vs_theory_figure(rows):
                 ax.plot([0.0], [r["fixed_point"]], "*", ms=9, color=color, mec="k", mew=0.5)
             ax.set(xlabel="1/d", title=f"{activation}: {PLATEAU_LABELS[observable]}")
             ax.tick_params(labelsize=7)
-        ax_row[0].legend(fontsize=6)
+        ax_row[0].legend(fontsize=7.5)
     fig.suptitle("Plateau (points, 1/d law dashed) vs RS fixed point (stars at 1/d = 0)", fontsize=9)
     fig.tight_layout()
     return fig
