@@ -2,7 +2,9 @@
 results index and the claims' inputs, so every table it names must be one a build writes, and every
 table a build writes must be in it."""
 
+import ast
 import copy
+import re
 import subprocess
 from pathlib import Path
 
@@ -93,3 +95,39 @@ def test_a_table_name_and_a_figure_stem_are_written_once():
             assert len(rule.figures) <= 1, rule.rule
             figure = [file for name, kind, file in rule.files(config) if kind == "figure" and file]
             assert figure == [s for f in rule.figures for s in f.stems(config)], rule.rule
+
+
+def _code_strings(path):
+    """The string constants of a Python file's code (f-string parts included), docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+
+
+def test_every_fixed_table_name_is_written_once():
+    """A results table's file name is written in ``featlearn.io.table_names`` only: its declaration,
+    the rules that read it, the claims and the manuscript's numbers all use the constant (no string
+    of the code in src/ or workflow/scripts/, and no rule file, spells it again)."""
+    from featlearn.io import table_names
+
+    names = [v for k, v in vars(table_names).items() if k.isupper()]
+    assert len(names) >= 30
+    own = ROOT / "src" / "featlearn" / "io" / "table_names.py"
+    spelt = []
+    for path in [*(ROOT / "src").rglob("*.py"), *(ROOT / "workflow" / "scripts").glob("*.py")]:
+        if path != own:
+            spelt += [(path.name, n) for s in _code_strings(path) for n in names if re.search(rf"\b{n}\b", s)]
+    for path in [ROOT / "Snakefile", *(ROOT / "workflow" / "rules").glob("*.smk")]:
+        spelt += [(path.name, n) for n in names if re.search(rf"\b{re.escape(n)}\b", path.read_text())]
+    assert spelt == []

@@ -29,21 +29,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
-import yaml
-from snakemake.utils import update_config
-
 from featlearn.pipeline import jobs, resources
+from featlearn.pipeline.config_edits import load_config
 
 SMALL_JOB_SECONDS = 5.0  # a table, a figure or a warm-up without a reference run
-
-
-def load_config(paths):
-    """The config Snakemake builds from ``--configfile`` ``paths``: each file merged into the ones
-    before it, dictionaries key by key (``snakemake.utils.update_config``)."""
-    config = {}
-    for path in paths:
-        update_config(config, yaml.safe_load(Path(path).read_text()))
-    return config
 
 
 def measured_seconds(path):

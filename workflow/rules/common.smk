@@ -8,12 +8,13 @@ from pathlib import Path
 import yaml
 from snakemake.exceptions import WorkflowError
 
+from featlearn.io import table_names
 from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.deps import code_stamp, foreign_package
-from featlearn.pipeline.result_rules import canonical, figure_files
+from featlearn.pipeline.result_rules import canonical, figure_files, table
 
 
 def memory_limit():

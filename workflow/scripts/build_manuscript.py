@@ -6,18 +6,27 @@ import typst
 from featlearn.analysis.manuscript_numbers import numbers, phase_line_words, results_index
 from featlearn.io.job import logger
 from featlearn.io.results import load_npz, read_csv
+from featlearn.io.table_names import (
+    DELTA50_FINITE_N,
+    DELTA50_FINITE_N_VS_GD,
+    DESIGN,
+    ESCAPE_ANATOMY_VERDICT,
+    PAPER_CORRESPONDENCE,
+    PLATEAU_THRESHOLD,
+    SPECTRAL_THRESHOLD,
+)
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
 tables = {Path(p).name: read_csv(p) for p in [*sm.input.tables, sm.input.prediction]}
 extra = (
-    "design.csv",
-    "spectral_threshold.csv",
-    "plateau_threshold.csv",
-    "escape_anatomy_verdict.csv",
-    "delta50_finite_n.csv",
-    "delta50_finite_n_vs_gd.csv",
-    "paper_correspondence.csv",
+    DESIGN,
+    SPECTRAL_THRESHOLD,
+    PLATEAU_THRESHOLD,
+    ESCAPE_ANATOMY_VERDICT,
+    DELTA50_FINITE_N,
+    DELTA50_FINITE_N_VS_GD,
+    PAPER_CORRESPONDENCE,
 )  # tables of optional config sections
 tables |= {Path(p).name: read_csv(p) for p in sm.input.index if Path(p).name in extra}
 claims = read_csv(sm.input.claims)

@@ -4,6 +4,7 @@ from featlearn.analysis.theory_tables import load_theory, theory_tables
 from featlearn.io.job import logger
 from featlearn.io.results import read_csv, write_csv
 from featlearn.io.settings import JobSettings
+from featlearn.io.table_names import BOUNDED_LINK_VALIDATION, THEORY_THRESHOLDS
 
 sm = snakemake  # noqa: F821
 log = logger(sm.log[0])
@@ -20,5 +21,5 @@ for path in sm.output:
     else:
         write_csv(path, table)
     log(f"wrote {path}")
-for row in tables["theory_thresholds.csv"] + tables["bounded_link_validation.csv"]:
+for row in tables[THEORY_THRESHOLDS] + tables[BOUNDED_LINK_VALIDATION]:
     log(" ".join(f"{k}={v}" for k, v in row.items()))

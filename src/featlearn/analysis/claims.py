@@ -20,6 +20,14 @@ import numpy as np
 from featlearn.analysis.criteria import agrees, allowed_gap, half_width
 from featlearn.analysis.formatting import interval, significant
 from featlearn.analysis.thresholds import FITTED
+from featlearn.io.table_names import (
+    DELTA50_FINITE_N,
+    DELTA_ALG,
+    DMFT_VS_SIMULATION,
+    FINITE_SIZE_SUMMARY,
+    THEORY_THRESHOLDS,
+    THRESHOLDS,
+)
 
 REPRODUCED, PARTLY, NOT_REPRODUCED, UNDETERMINED, NOT_TESTED = (
     "reproduced",
@@ -89,7 +97,7 @@ class Threshold:
 
 def _fits(results, sweep):
     """The sweep's ``Threshold`` at every d with a fit, by d."""
-    rows = [r for r in results.read("thresholds.csv") if r.get("sweep") == sweep and r["status"] in FITTED]
+    rows = [r for r in results.read(THRESHOLDS) if r.get("sweep") == sweep and r["status"] in FITTED]
     keys = ("threshold", "threshold_err", "threshold_low", "threshold_high", "scale")
     return [Threshold(int(r["d"]), *(float(r[k]) for k in keys)) for r in sorted(rows, key=lambda r: r["d"])]
 
@@ -123,7 +131,7 @@ def _fmt(x, digits=3):
 
 
 def claim_delta_alg(results, tol, paper):
-    rows = [r for r in results.read("delta_alg.csv") if r["link"] in ("he2", "square") and r["noise"] == 0]
+    rows = [r for r in results.read(DELTA_ALG) if r["link"] in ("he2", "square") and r["noise"] == 0]
     values = [r["delta_alg"] for r in rows]
     target = paper["delta_alg"]
     within = [agrees(v, None, target, tol["delta_alg"]) for v in values]
@@ -133,13 +141,13 @@ def claim_delta_alg(results, tol, paper):
         ", ".join(f"{r['link']}: {_fmt(r['delta_alg'])}" for r in rows),
         tol["delta_alg"],
         verdict,
-        "delta_alg.csv",
+        DELTA_ALG,
     )
 
 
 def _finite_size(results):
     """{model: its row of ``finite_size_summary.csv``} (docs/finite_size.md)."""
-    return {r["model"]: r for r in results.read("finite_size_summary.csv")}
+    return {r["model"]: r for r in results.read(FINITE_SIZE_SUMMARY)}
 
 
 def _d_range(row):
@@ -197,7 +205,7 @@ def claim_threshold(results, tol, sweep, target, key, label):
         measured + _sweep_finite_size(results, sweep),
         tol[key],
         verdict,
-        "thresholds.csv, finite_size_summary.csv",
+        f"{THRESHOLDS}, {FINITE_SIZE_SUMMARY}",
     )
 
 
@@ -205,7 +213,7 @@ def claim_sharpening(results, tol, sweeps):
     parts, text = [], []
     for sweep in sweeps:
         rows = sorted(
-            (r for r in results.read("thresholds.csv") if r.get("sweep") == sweep and r["status"] in FITTED),
+            (r for r in results.read(THRESHOLDS) if r.get("sweep") == sweep and r["status"] in FITTED),
             key=lambda r: r["d"],
         )
         if len(rows) < 2:
@@ -219,7 +227,7 @@ def claim_sharpening(results, tol, sweeps):
         "; ".join(text) or "fewer than two d",
         tol["sharpening_ratio"],
         all_or_some(parts),
-        "thresholds.csv",
+        THRESHOLDS,
     )
 
 
@@ -232,7 +240,7 @@ def claim_spectral_gain(results, tol, random, spectral):
             "no common d with fits",
             tol["spectral_gain"],
             NOT_TESTED,
-            "thresholds.csv",
+            THRESHOLDS,
         )
     gain, below, _ = _difference(fit_r, fit_s)
     verdict = (
@@ -244,15 +252,15 @@ def claim_spectral_gain(results, tol, random, spectral):
         f"lower by {_fmt(gain)}, 95 % lower bound {_fmt(gain - below)}",
         tol["spectral_gain"],
         verdict,
-        "thresholds.csv",
+        THRESHOLDS,
     )
 
 
 def claim_nn_above_alg(results, tol, sweeps):
-    alg = {r["link"]: r["delta_alg"] for r in results.read("delta_alg.csv") if r["noise"] == 0}
+    alg = {r["link"]: r["delta_alg"] for r in results.read(DELTA_ALG) if r["noise"] == 0}
     parts, text = [], []
     for sweep in sweeps:
-        rows = [r for r in results.read("thresholds.csv") if r.get("sweep") == sweep]
+        rows = [r for r in results.read(THRESHOLDS) if r.get("sweep") == sweep]
         fit = _fit(results, sweep)
         if fit is None or not rows or rows[0]["link"] not in alg:
             parts.append(None)
@@ -267,7 +275,7 @@ def claim_nn_above_alg(results, tol, sweeps):
         "; ".join(text),
         0.0,
         all_or_some(parts),
-        "thresholds.csv, delta_alg.csv",
+        f"{THRESHOLDS}, {DELTA_ALG}",
     )
 
 
@@ -321,14 +329,14 @@ def claim_outlier(results, tol, activations):
 
 
 def claim_dmft(results, tol):
-    rows = results.read("dmft_vs_simulation.csv")
+    rows = results.read(DMFT_VS_SIMULATION)
     if not rows:
         return _row(
             "the DMFT matches simulation",
             "no comparison",
             tol["dmft_rel_error"],
             NOT_TESTED,
-            "dmft_vs_simulation.csv",
+            DMFT_VS_SIMULATION,
         )
     errors = [
         (r[f"{k}_max_err_rel"], r.get(f"{k}_err_se_rel")) for r in rows for k in ("norm2", "train_loss")
@@ -340,7 +348,7 @@ def claim_dmft(results, tol):
         f"± {_fmt(se, 2)} (DMFT replicas and seeds combined)",
         tol["dmft_rel_error"],
         closeness(worst, se, 0.0, tol["dmft_rel_error"]),
-        "dmft_vs_simulation.csv",
+        DMFT_VS_SIMULATION,
     )
 
 
@@ -360,7 +368,7 @@ def claim_width(results, tol, groups):
         "; ".join(text) or "no common d",
         0.0,
         all_or_some(parts),
-        "thresholds.csv",
+        THRESHOLDS,
     )
 
 
@@ -429,8 +437,8 @@ def paper_correspondence(results, tol, roles, paper):
     threshold, the theory's for a theory value and the model's GD threshold's for a δ₅₀).
     Quantities: δ_NN^RS(∞); min_t δ_NN(t) at each N; GD's δ₅₀ at each measured d; the finite-d
     prediction from the early window (docs/escape.md (E20)) at each d, main ρ_c, where built."""
-    theory = {r["model"]: r for r in results.read("theory_thresholds.csv")}
-    finite_n = results.read("delta50_finite_n.csv")
+    theory = {r["model"]: r for r in results.read(THEORY_THRESHOLDS)}
+    finite_n = results.read(DELTA50_FINITE_N)
     rows = []
     for key in ("gelu", "quad"):
         sweep, model, target = roles[key], roles[f"theory_{key}"], paper[key]
@@ -477,7 +485,7 @@ def correspondence_text(rows, model):
 
 
 def claim_theory_threshold(results, tol, paper, correspondence=()):
-    rows = {r["model"]: r for r in results.read("theory_thresholds.csv")}
+    rows = {r["model"]: r for r in results.read(THEORY_THRESHOLDS)}
     parts, text = [], []
     for model, target in paper.items():
         if model not in rows:
@@ -500,7 +508,7 @@ def claim_theory_threshold(results, tol, paper, correspondence=()):
         "; ".join(text),
         tol["theory_threshold"],
         all_or_some(parts),
-        "theory_thresholds.csv",
+        THEORY_THRESHOLDS,
     )
 
 
@@ -534,7 +542,7 @@ def claim_limit(results, tol):
         "; ".join(text) + f" ({reason})" if text else "no finite-size model with a theory value",
         tol["finite_size"],
         UNDETERMINED if text else NOT_TESTED,
-        "finite_size_summary.csv",
+        FINITE_SIZE_SUMMARY,
     )
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from featlearn.analysis.criteria import Z95
 from featlearn.analysis.prediction_tables import half_crossing
+from featlearn.io.table_names import DELTA50_FINITE_N_VS_GD, ESCAPE_FINITE_N
 from featlearn.model import seeds
 
 READINGS = {"linear": "p_linear", "growth": "p_growth", "curvature": "p_curvature"}
@@ -172,7 +173,7 @@ def main(argv=None):
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument(
-        "--out", type=Path, help="directory for escape_finite_n.csv and delta50_finite_n_vs_gd.csv"
+        "--out", type=Path, help=f"directory for {ESCAPE_FINITE_N} and {DELTA50_FINITE_N_VS_GD}"
     )
     args = parser.parse_args(argv)
     sweep_of = dict(item.partition("=")[::2] for item in args.sweep)
@@ -201,8 +202,8 @@ def main(argv=None):
             )
         )
     if args.out:
-        write_csv(args.out / "escape_finite_n.csv", rows)
-        write_csv(args.out / "delta50_finite_n_vs_gd.csv", delta50)
+        write_csv(args.out / ESCAPE_FINITE_N, rows)
+        write_csv(args.out / DELTA50_FINITE_N_VS_GD, delta50)
     return 0
 
 

@@ -11,6 +11,22 @@ from featlearn.analysis.conventions import REPORTS, aligned_risk, reported
 from featlearn.analysis.formatting import interval
 from featlearn.analysis.formatting import significant as fmt
 from featlearn.analysis.threshold_lines import threshold_lines
+from featlearn.io.table_names import (
+    DELTA50_FINITE_N,
+    DELTA50_FINITE_N_VS_GD,
+    DELTA50_PREDICTION,
+    DELTA_ALG,
+    DESIGN,
+    ESCAPE_ANATOMY_VERDICT,
+    FINITE_SIZE_POINTS,
+    FINITE_SIZE_SCALING,
+    FINITE_SIZE_SUMMARY,
+    PAPER_CORRESPONDENCE,
+    PLATEAU_THRESHOLD,
+    SPECTRAL_THRESHOLD,
+    THEORY_THRESHOLDS,
+    THRESHOLDS,
+)
 
 
 def pm(value, error):
@@ -456,12 +472,12 @@ def phase_line_words(tables, phase_lines, figures):
     """{figure stem: the words naming every threshold line that sweep's phase figure draws, "" when it
     draws none}, from the same ``threshold_lines`` and tables as the figure (theory_thresholds.csv,
     delta50_finite_n.csv where built)."""
-    theory = {r["model"]: r for r in tables["theory_thresholds.csv"]}
+    theory = {r["model"]: r for r in tables[THEORY_THRESHOLDS]}
     out = {}
     for sweep, lines in phase_lines.items():
         if lines["stem"] not in figures:
             continue
-        drawn = threshold_lines(theory.get(lines["theory"]), tables.get("delta50_finite_n.csv"), lines, sweep)
+        drawn = threshold_lines(theory.get(lines["theory"]), tables.get(DELTA50_FINITE_N), lines, sweep)
         out[lines["stem"]] = "; ".join(words for *_, words in drawn)
     return out
 
@@ -475,18 +491,18 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
     return {
         "config": config_name,
         "paper": {k: fmt(v) for k, v in paper.items()},
-        "thresholds": sweep_thresholds(tables["thresholds.csv"]),
-        "delta_alg": {r["link"]: fmt(r["delta_alg"]) for r in tables["delta_alg.csv"]},
-        "theory": theory_rows(tables["theory_thresholds.csv"]),
-        "prediction": prediction_rows(tables["delta50_prediction.csv"]),
-        "finite_size": finite_size_rows(tables["finite_size_scaling.csv"], tables["finite_size_summary.csv"]),
-        "finite_size_summary": finite_size_summary_rows(tables["finite_size_summary.csv"]),
-        "spectral_threshold": spectral_threshold_rows(tables.get("spectral_threshold.csv")),
-        "anatomy": anatomy_rows(tables.get("escape_anatomy_verdict.csv")),
-        "finite_n": finite_n_rows(tables.get("delta50_finite_n_vs_gd.csv")),
-        "correspondence": correspondence_rows(tables.get("paper_correspondence.csv")),
-        "plateau_threshold": plateau_threshold_rows(tables.get("plateau_threshold.csv")),
-        "finite_size_points": finite_size_point_rows(tables["finite_size_points.csv"]),
+        "thresholds": sweep_thresholds(tables[THRESHOLDS]),
+        "delta_alg": {r["link"]: fmt(r["delta_alg"]) for r in tables[DELTA_ALG]},
+        "theory": theory_rows(tables[THEORY_THRESHOLDS]),
+        "prediction": prediction_rows(tables[DELTA50_PREDICTION]),
+        "finite_size": finite_size_rows(tables[FINITE_SIZE_SCALING], tables[FINITE_SIZE_SUMMARY]),
+        "finite_size_summary": finite_size_summary_rows(tables[FINITE_SIZE_SUMMARY]),
+        "spectral_threshold": spectral_threshold_rows(tables.get(SPECTRAL_THRESHOLD)),
+        "anatomy": anatomy_rows(tables.get(ESCAPE_ANATOMY_VERDICT)),
+        "finite_n": finite_n_rows(tables.get(DELTA50_FINITE_N_VS_GD)),
+        "correspondence": correspondence_rows(tables.get(PAPER_CORRESPONDENCE)),
+        "plateau_threshold": plateau_threshold_rows(tables.get(PLATEAU_THRESHOLD)),
+        "finite_size_points": finite_size_point_rows(tables[FINITE_SIZE_POINTS]),
         "plateau": plateau_numbers(),
         "landscape": landscape_numbers(landscape),
         "grokking": {
@@ -499,5 +515,5 @@ def numbers(tables, claims, grokking, landscape, benchmarks, config_name, paper,
         "verdict_counts": {v: str(verdicts.count(v)) for v in dict.fromkeys(verdicts)},
         "claims_total": str(len(claims)),
         "performance": performance(benchmarks),
-        "design": design_numbers(tables.get("design.csv"), design_stem),
+        "design": design_numbers(tables.get(DESIGN), design_stem),
     }

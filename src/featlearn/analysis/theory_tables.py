@@ -12,6 +12,13 @@ import numpy as np
 
 from featlearn.analysis.criteria import ALIGNED_OVERLAP2
 from featlearn.io.results import load_npz
+from featlearn.io.table_names import (
+    BOUNDED_LINK_VALIDATION,
+    DMFT_VS_SIMULATION,
+    FIXED_POINT_REFINEMENT,
+    OUTLIER_VS_SIMULATION,
+    THEORY_THRESHOLDS,
+)
 from featlearn.theory.crossing import first_crossing
 
 
@@ -333,10 +340,10 @@ def theory_tables(models, theory, n_paths, report_steps, horizon, validation, em
         model, theory[model]["dmft"][n_paths[model]], theory[model]["sim"], validation["step"]
     )
     return {
-        "theory_thresholds.csv": rows,
+        THEORY_THRESHOLDS: rows,
         "theory_thresholds.tex": latex_table(rows, report_steps),
-        "dmft_vs_simulation.csv": agreement,
-        "outlier_vs_simulation.csv": outliers,
-        "bounded_link_validation.csv": [check],
-        "fixed_point_refinement.csv": refinement_rows(theory),
+        DMFT_VS_SIMULATION: agreement,
+        OUTLIER_VS_SIMULATION: outliers,
+        BOUNDED_LINK_VALIDATION: [check],
+        FIXED_POINT_REFINEMENT: refinement_rows(theory),
     }

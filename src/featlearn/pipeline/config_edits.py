@@ -1,4 +1,5 @@
-"""A config edited one key at a time, and which jobs the edit touches (from the two registries).
+"""A config as Snakemake builds it (``load_config``), edited one key at a time, and which jobs the edit
+touches (from the two registries).
 
 An edit of leaf key K (``with_edit``, to another valid value of its type, ``edited``) changes the
 params of some jobs (``params_by_output``: every compute job of ``featlearn.pipeline.jobs`` and every
@@ -9,8 +10,22 @@ exactly the readers of K (the jobs whose params' origins name K, ``reads``), and
 """
 
 import copy
+from pathlib import Path
+
+import yaml
+from snakemake.utils import update_config
 
 from featlearn.pipeline import jobs, result_rules
+
+
+def load_config(paths):
+    """The config Snakemake builds from ``--configfile`` ``paths``: each file merged into the ones
+    before it, dictionaries key by key (``snakemake.utils.update_config``)."""
+    config = {}
+    for path in paths:
+        update_config(config, yaml.safe_load(Path(path).read_text()))
+    return config
+
 
 ALTERNATIVE = {
     "he2": "bump",

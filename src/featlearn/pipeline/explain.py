@@ -297,8 +297,6 @@ def explain(config, target, root=ROOT):
 
 def main(argv=None):
     """``python -m featlearn.pipeline.explain TARGET … [--configfile …] [--keys]``."""
-    from featlearn.plan import load_config
-
     parser = argparse.ArgumentParser(
         prog="python -m featlearn.pipeline.explain", description=__doc__.split("\n")[0]
     )
@@ -306,7 +304,7 @@ def main(argv=None):
     parser.add_argument("--configfile", nargs="+", type=Path, default=[ROOT / "config.yaml"])
     parser.add_argument("--keys", action="store_true", help="every leaf key of the config and who reads it")
     args = parser.parse_args(argv)
-    config = load_config(args.configfile)
+    config = config_edits.load_config(args.configfile)
     lines = []
     for target in args.targets:
         lines += explain(config, target) + [""]

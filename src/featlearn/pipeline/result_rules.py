@@ -32,6 +32,43 @@ config's build writes from their tables and figures.
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from featlearn.io.table_names import (
+    BOUNDED_LINK_VALIDATION,
+    CLAIMS,
+    CONVENTION_SCANS,
+    CONVENTIONS,
+    DELTA50_FINITE_N,
+    DELTA50_FINITE_N_VS_GD,
+    DELTA50_PREDICTION,
+    DELTA50_TWO_STAGE,
+    DELTA_ALG,
+    DESIGN,
+    DMFT_VS_SIMULATION,
+    ESCAPE_ANATOMY,
+    ESCAPE_ANATOMY_VERDICT,
+    ESCAPE_FINITE_N,
+    ESCAPE_LINEAR_STAGE,
+    ESCAPE_PREDICTION,
+    ESCAPE_REFEREE_TRIALS,
+    ESCAPE_SIGNAL,
+    ESCAPE_SIGNAL_RUNS,
+    ESCAPE_TWO_STAGE,
+    ESCAPE_TWO_STAGE_SCANS,
+    FINITE_SIZE_COLLAPSE,
+    FINITE_SIZE_DECIDE,
+    FINITE_SIZE_POINTS,
+    FINITE_SIZE_SCALING,
+    FINITE_SIZE_SUMMARY,
+    FIXED_POINT_REFINEMENT,
+    OUTLIER_VS_SIMULATION,
+    PAPER_CORRESPONDENCE,
+    PLATEAU_THRESHOLD,
+    PLATEAU_VS_THEORY,
+    SPECTRAL_THEORY,
+    SPECTRAL_THRESHOLD,
+    THEORY_THRESHOLDS,
+    THRESHOLDS,
+)
 from featlearn.pipeline import jobs
 from featlearn.pipeline import settings as typed
 
@@ -211,7 +248,7 @@ def spectral_threshold_inputs(config, w):
 def prediction_inputs(config, sweep):
     """The prediction tables a figure of ``sweep`` draws, if an ``escape.prediction`` model names it."""
     predicted = {spec["sweep"] for spec in config["escape"]["prediction"]["models"].values()}
-    files = {"prediction": "escape_prediction.csv", "delta50": "delta50_prediction.csv"}
+    files = {"prediction": ESCAPE_PREDICTION, "delta50": DELTA50_PREDICTION}
     return {name: table(file) for name, file in files.items()} if sweep in predicted else {}
 
 
@@ -267,7 +304,7 @@ def finite_size_inputs(config, w):
     """Per model its sweep's cell table; the theory thresholds for delta_NN(inf)."""
     models = config["finite_size"]["models"]
     out = {f"cells_{m}": sweep_tables(spec["sweep"])[0] for m, spec in models.items()}
-    return out | {"theory": table("theory_thresholds.csv")}
+    return out | {"theory": table(THEORY_THRESHOLDS)}
 
 
 # --- param sources: (config, wildcards) -> (value, origin) -------------------------------------------
@@ -510,7 +547,7 @@ def _prediction_rule(*, rule, what, level, **fields):
 
 # --- the rules ---------------------------------------------------------------------------------------
 
-THEORY_TABLE = table("theory_thresholds.csv")
+THEORY_TABLE = table(THEORY_THRESHOLDS)
 
 
 def _fixed_points_compared(config, w):
@@ -555,7 +592,7 @@ def _phase_inputs(config, w):
     if lines["theory"]:
         out["theory"] = THEORY_TABLE
     if lines["finite_n"]:
-        out["finite_n"] = table("delta50_finite_n.csv")
+        out["finite_n"] = table(DELTA50_FINITE_N)
     return out
 
 
@@ -589,8 +626,8 @@ def _spectral_figure_inputs(config, w):
             )
         ),
         "overlaps": [f"{RESULTS}/spectral/overlap_d{d}.csv" for d in config["spectral"]["d"]],
-        "theory": table("spectral_theory.csv"),
-        "delta_alg": table("delta_alg.csv"),
+        "theory": table(SPECTRAL_THEORY),
+        "delta_alg": table(DELTA_ALG),
     }
 
 
@@ -617,11 +654,11 @@ RESULT_RULES = (
         inputs=lambda config, w: {
             # the k = 2 easy+hard sweep has no single-direction transition: it has its own table
             "sweeps": [sweep_tables(s)[1] for s in config["sweeps"] if s != config["easy_hard"]["sweep"]],
-            "delta_alg": table("delta_alg.csv")},
+            "delta_alg": table(DELTA_ALG)},
         log="threshold_table",
         resources={"mem_mb": 500, "runtime": 5},
         tables=(
-            TableEntry(name="thresholds.csv", target=True, claims=True,
+            TableEntry(name=THRESHOLDS, target=True, claims=True,
                        caption="Empirical δ₅₀ ± 1σ and its 95 % profile interval per sweep and d (logistic "
                        "fit), and δ_alg per link."),
         ),
@@ -650,9 +687,9 @@ RESULT_RULES = (
         params={"link": "spectral.link", "noise": "spectral.noise", "delta_max": _delta_max,
                 "points": "spectral.theory_points"},
         tables=(
-            TableEntry(name="delta_alg.csv", output="delta_alg", claims=True,
+            TableEntry(name=DELTA_ALG, output="delta_alg", claims=True,
                        caption="δ_alg of the optimal spectral method per single-index link."),
-            TableEntry(name="spectral_theory.csv", output="curve",
+            TableEntry(name=SPECTRAL_THEORY, output="curve",
                        caption="Asymptotic overlap of the optimal spectral estimator vs δ."),
         ),
     ),
@@ -689,26 +726,26 @@ RESULT_RULES = (
     ResultRule(
         rule="theory_tables", script="theory_tables",
         what="Theory thresholds and theory-vs-simulation agreement tables",
-        inputs=lambda config, w: theory_inputs(config) | {"thresholds": table("thresholds.csv")},
+        inputs=lambda config, w: theory_inputs(config) | {"thresholds": table(THRESHOLDS)},
         log="theory/tables",
         params={**_THEORY, "report_steps": "theory.report_steps", "horizon": "theory.horizon",
                 "validation": canonical_key("theory.validation")},
         tables=(
-            TableEntry(name="theory_thresholds.csv", target=True, claims=True,
+            TableEntry(name=THEORY_THRESHOLDS, target=True, claims=True,
                        caption="δ_alg, δ_NN(t) from the DMFT for each N, the long-time δ_NN(∞) with its "
                        "numerical error and the RS state's AT verdict, and the empirical δ₅₀ per theory "
                        "model."),
-            TableEntry(name="fixed_point_refinement.csv", target=True,
+            TableEntry(name=FIXED_POINT_REFINEMENT, target=True,
                        caption="The refinement study of δ_NN(∞): per theory model and quadrature level "
                        "(every count doubled), the root and the fixed point's κ, q, E[ℓ], AT value, jump "
                        "mass, bulk edge, outlier, overlap² and margin at the coarser level's root."),
             TableEntry(name="theory_thresholds.tex", target=True,
                        caption="The theory thresholds as a LaTeX table."),
-            TableEntry(name="dmft_vs_simulation.csv", target=True, claims=True,
+            TableEntry(name=DMFT_VS_SIMULATION, target=True, claims=True,
                        caption="‖θ‖², train loss and H₁₁ along restricted GD: DMFT vs simulation."),
-            TableEntry(name="outlier_vs_simulation.csv", target=True,
+            TableEntry(name=OUTLIER_VS_SIMULATION, target=True,
                        caption="Hessian outlier and bulk edge vs GD time: DMFT law vs simulated spectra."),
-            TableEntry(name="bounded_link_validation.csv", target=True,
+            TableEntry(name=BOUNDED_LINK_VALIDATION, target=True,
                        caption="Bounded link: the δ at which simulation first shows a negative aligned "
                        "outlier vs the DMFT's δ_NN(t)."),
         ),
@@ -721,10 +758,10 @@ RESULT_RULES = (
         inputs=_cells_of("escape_linear_cell"),
         log="escape/linear_table", params={"report_steps": "escape.report_steps"},
         tables=(
-            TableEntry(name="escape_linear_stage.csv", output="table", target=True,
+            TableEntry(name=ESCAPE_LINEAR_STAGE, output="table", target=True,
                        caption="The hard coordinate's variance: linear process vs unrestricted GD and its "
                        "exact linearisation, with the referee's linear horizon."),
-            TableEntry(name="escape_referee_trials.csv", output="referee",
+            TableEntry(name=ESCAPE_REFEREE_TRIALS, output="referee",
                        caption="The referee trial by trial: the hard coordinate of unrestricted GD and of "
                        "its exact linearisation from the same seed, their relative error and the trial's "
                        "linear horizon."),
@@ -741,13 +778,13 @@ RESULT_RULES = (
         what="The escape's anatomy, trial by trial: table and figure",
         inputs=_cells_of("escape_anatomy_cell"), log="escape/anatomy_table", jobs=_when("escape_anatomy"),
         tables=(
-            TableEntry(name="escape_anatomy.csv", output="table", target=True, section="escape_anatomy",
+            TableEntry(name=ESCAPE_ANATOMY, output="table", target=True, section="escape_anatomy",
                        caption="Per (sweep, d, δ), the sweep's own trials followed step by step: "
                        "escape steps, the restricted run's plateau step, the share of successful and "
                        "failed trials with an aligned negative Hessian eigenvalue before escape, the "
                        "aligned window, ρ at its end, the growth left undriven, localisation, and the "
                        "mechanism the cell supports (docs/escape.md, (E13)-(E18))."),
-            TableEntry(name="escape_anatomy_verdict.csv", output="verdict", target=True,
+            TableEntry(name=ESCAPE_ANATOMY_VERDICT, output="verdict", target=True,
                        section="escape_anatomy",
                        caption="Per sweep, every anatomy cell's trials pooled: the share of successful "
                        "trials each reading (i)-(iv) describes, with its likelihood interval, and the "
@@ -768,13 +805,13 @@ RESULT_RULES = (
         inputs=_cells_of("escape_finite_n_cell"), log="escape/finite_n_table", jobs=_when("escape.finite_n"),
         params={"models": canonical_key("escape.finite_n.models"), "seed": "seed"},
         tables=(
-            TableEntry(name="escape_finite_n.csv", output="table", target=True, section="escape.finite_n",
+            TableEntry(name=ESCAPE_FINITE_N, output="table", target=True, section="escape.finite_n",
                        caption="Per (model, d, δ, ρ_c), the success probability predicted from the finite "
                        "system's early window, mean ± s.e. over DMFT path sets of N = δd paths, by three "
                        "readings: the linear process to the window's end, the aligned growth exponent, the "
                        "linear process while the curvature along θ* is negative (docs/escape.md, "
                        "(E19)-(E22))."),
-            TableEntry(name="delta50_finite_n.csv", output="delta50", target=True, section="escape.finite_n",
+            TableEntry(name=DELTA50_FINITE_N, output="delta50", target=True, section="escape.finite_n",
                        claims=True,
                        caption="Per (model, d, reading, ρ_c), δ₅₀(d) predicted from the early window, with "
                        "its bootstrap interval over path sets and its value from half of them "
@@ -785,12 +822,12 @@ RESULT_RULES = (
         rule="escape_finite_n_compare",
         script="escape_finite_n_compare",
         what="Predicted from the early window vs GD's measured delta50(d): table and figure",
-        inputs=lambda config, w: {"predicted": table("delta50_finite_n.csv"),
-                                  "points": table("finite_size_points.csv")},
+        inputs=lambda config, w: {"predicted": table(DELTA50_FINITE_N),
+                                  "points": table(FINITE_SIZE_POINTS)},
         log="escape/finite_n_compare", jobs=_when("escape.finite_n"),
         params={"rho_c": "escape.prediction.rho_c", "finite_size": canonical_key("finite_size.models")},
         tables=(
-            TableEntry(name="delta50_finite_n_vs_gd.csv", output="table", target=True,
+            TableEntry(name=DELTA50_FINITE_N_VS_GD, output="table", target=True,
                        section="escape.finite_n",
                        caption="Per (model, d, reading, ρ_c), δ₅₀(d) predicted from the early window beside "
                        "GD's measured δ₅₀(d) (the sweeps' fits), with the verdict (within two combined "
@@ -809,10 +846,10 @@ RESULT_RULES = (
         inputs=_cells_of("escape_signal_cell"),
         log="escape/signal_table", params={"report_steps": "escape.report_steps"}, local=False,
         tables=(
-            TableEntry(name="escape_signal.csv", output="table", target=True,
+            TableEntry(name=ESCAPE_SIGNAL, output="table", target=True,
                        caption="DMFT with signal (d = ∞, and with its finite-d fluctuation) vs unrestricted"
                        " GD from a planted overlap."),
-            TableEntry(name="escape_signal_runs.csv", output="runs",
+            TableEntry(name=ESCAPE_SIGNAL_RUNS, output="runs",
                        caption="Per planted run: the final overlap, and ‖∇R̂‖ and λ_min where it ends."),
         ),
     ),
@@ -820,10 +857,10 @@ RESULT_RULES = (
         rule="escape_prediction_table", script="escape_prediction_table",
         what="Predicted vs measured success and delta50(d)", level="rho_c",
         tables=(
-            TableEntry(name="escape_prediction.csv", output="table", target=True,
+            TableEntry(name=ESCAPE_PREDICTION, output="table", target=True,
                        caption="Predicted (linear process) vs measured success, escape steps and failed-"
                        "trial ρ per model, d, δ and ρ_c."),
-            TableEntry(name="delta50_prediction.csv", output="delta50", target=True,
+            TableEntry(name=DELTA50_PREDICTION, output="delta50", target=True,
                        caption="Predicted vs empirical δ₅₀ per model and d, with the verdict."),
         ),
         figures=(
@@ -846,24 +883,24 @@ RESULT_RULES = (
                 **{k: f"finite_size.{k}" for k in ("bootstrap", "level", "limit_range", "min_d")},
                 "pricing": _finite_size_pricing, "seed": "seed", "paper": canonical_key("claims.paper")},
         tables=(
-            TableEntry(name="finite_size_summary.csv", output="summary", claims=True,
+            TableEntry(name=FINITE_SIZE_SUMMARY, output="summary", claims=True,
                        caption="Per model: what its d decide (joint binomial likelihood, 95 % profile "
                        "intervals): the slope per doubling of d, the curvature, the width exponent, the "
                        "tests of a constant and of no limit, δ₅₀ at the largest d with its interval, δ∞ "
                        "as the power and log laws read it (conditional on them) with its interval or "
                        "one-sided bound, and the bootstrap's law choice."),
-            TableEntry(name="finite_size_scaling.csv", output="table", target=True, claims=True,
+            TableEntry(name=FINITE_SIZE_SCALING, output="table", target=True, claims=True,
                        caption="Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
                        "likelihood-ratio p-value, the constant's level where it is not rejected, a limit "
                        "law's δ∞ with its profile interval where those laws identify it, and the "
                        "prediction of the largest d."),
-            TableEntry(name="finite_size_points.csv", output="points", claims=True,
+            TableEntry(name=FINITE_SIZE_POINTS, output="points", claims=True,
                        caption="Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
                        "width from the logistic fit."),
-            TableEntry(name="finite_size_collapse.csv", output="collapse",
+            TableEntry(name=FINITE_SIZE_COLLAPSE, output="collapse",
                        caption="Per model and cell: the success fraction against x = (δ − δ₅₀(d))/w(d), the"
                        " collapse of every d onto one logistic."),
-            TableEntry(name="finite_size_decide.csv", output="decide",
+            TableEntry(name=FINITE_SIZE_DECIDE, output="decide",
                        caption="Per model and design (new doublings of d, trials per cell): the expected "
                        "separation of 'δ∞ = δ_NN(∞)' and 'growth ∝ log d' under each, and its core-hours "
                        "(upper bound).",
@@ -895,7 +932,7 @@ RESULT_RULES = (
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {"theory": THEORY_TABLE},
         log="hessian/spectral_threshold", params=_OVERLAY,
         tables=(
-            TableEntry(name="spectral_threshold.csv", target=True, section="spectral_threshold",
+            TableEntry(name=SPECTRAL_THRESHOLD, target=True, section="spectral_threshold",
                        caption="Per activation and d: δ_spec(d), where the share of plateau seeds with a "
                        "negative aligned Hessian eigenvalue crosses ½ (logistic fit, profile interval), the"
                        " zero crossing of λ_min against δ (line or quadratic, Fieller's interval), and "
@@ -908,11 +945,11 @@ RESULT_RULES = (
         what="The plateau against the fixed point per observable as d -> inf, and the plateau's own "
         "threshold (docs/outlier.md, (O19)-(O21))",
         inputs=lambda config, w: spectral_threshold_inputs(config, w) | {
-            "spectral": table("spectral_threshold.csv"), "theory": THEORY_TABLE,
+            "spectral": table(SPECTRAL_THRESHOLD), "theory": THEORY_TABLE,
             "fixed_points": _fixed_points_compared(config, w)},
         log="hessian/plateau_theory", params=_OVERLAY,
         tables=(
-            TableEntry(name="plateau_vs_theory.csv", target=True, section="spectral_threshold",
+            TableEntry(name=PLATEAU_VS_THEORY, target=True, section="spectral_threshold",
                        caption="Per activation, δ and observable (‖θ‖², training loss, bulk edge, λ_min, "
                        "its overlap²): the plateau's seed means per d, their limit d → ∞ under each "
                        "approach law m_d = m_∞ + b d^(−γ), γ = 1, 2/3, 1/2, with its 95 % interval and "
@@ -920,7 +957,7 @@ RESULT_RULES = (
                        "(under 1/d; its interval the union over the laws the data do not reject) and the "
                        "verdict every such law gives, conditional on them (undetermined where they "
                        "differ, with fewer than three d, or where growth in ln d fits; then no level)."),
-            TableEntry(name="plateau_threshold.csv", target=True, section="spectral_threshold",
+            TableEntry(name=PLATEAU_THRESHOLD, target=True, section="spectral_threshold",
                        caption="Per activation and d: δ_NN^GD(d), the zero of the outlier margin fed with "
                        "the plateau's own law of (g², w), beside δ_spec(d) and δ_NN^RS(∞), with δ_spec(d)'s"
                        " distance to each approach law's limit in units of their combined s.e.; the last "
@@ -934,14 +971,14 @@ RESULT_RULES = (
         level="t0",
         script="escape_prediction_table",
         tables=(
-            TableEntry(name="escape_two_stage.csv", output="table", section="escape.two_stage",
+            TableEntry(name=ESCAPE_TWO_STAGE, output="table", section="escape.two_stage",
                        caption="Two-stage prediction (linear process to t₀, then the kicked DMFT with "
                        "signal) vs measured success per model, d, δ and t₀, with the critical overlap m* "
                        "and V(t₀)."),
-            TableEntry(name="delta50_two_stage.csv", output="delta50", target=True,
+            TableEntry(name=DELTA50_TWO_STAGE, output="delta50", target=True,
                        section="escape.two_stage",
                        caption="Two-stage predicted vs empirical δ₅₀ per model, d and t₀, with the verdict."),
-            TableEntry(name="escape_two_stage_scans.csv", output="scans", section="escape.two_stage",
+            TableEntry(name=ESCAPE_TWO_STAGE_SCANS, output="scans", section="escape.two_stage",
                        caption="The kick scans of the DMFT with signal: ρ at the horizon and escape step per "
                        "δ, t₀ and m₀."),
         ),
@@ -964,10 +1001,10 @@ RESULT_RULES = (
         params={"conventions": _conventions, "paper": _optional_canonical("conventions.paper"),
                 "tolerance": _optional_canonical("conventions.tolerance")},
         tables=(
-            TableEntry(name="conventions.csv", output="table", target=True, section="conventions",
+            TableEntry(name=CONVENTIONS, output="table", target=True, section="conventions",
                        caption="Modelling conventions ranked by their distance to the paper's three "
                        "numbers."),
-            TableEntry(name="convention_scans.csv", output="scans", section="conventions",
+            TableEntry(name=CONVENTION_SCANS, output="scans", section="conventions",
                        caption="Per convention, activation and d: the auto-refined δ scan and its fit."),
         ),
         figures=(
@@ -996,7 +1033,7 @@ RESULT_RULES = (
         params={"design": _optional_canonical("design"), "settings": _design_settings,
                 "swept": _design_swept},
         tables=(
-            TableEntry(name="design.csv", output="table", target=True, section="design",
+            TableEntry(name=DESIGN, output="table", target=True, section="design",
                        caption="Per design (and the family's minimiser): δ_alg, δ_NN(∞) with its AT value, "
                        "min_t δ_NN(t) ± s.e., GD's δ₅₀ per d where swept, the theory's rank."),
         ),
@@ -1051,7 +1088,7 @@ RESULT_RULES = (
                            caption="λ_min, bulk edge and overlap² along restricted GD (checkpoints)."),
            )),
     figure("plateau_theory_figure", script="plot_plateau_theory",
-           inputs=lambda config, w: {"table": table("plateau_vs_theory.csv")},
+           inputs=lambda config, w: {"table": table(PLATEAU_VS_THEORY)},
            figures=(
                FigureEntry(stem="extra_plateau_vs_theory", section="spectral_threshold",
                            caption="The plateau's ‖θ‖², training loss, bulk edge, λ_min and overlap² "
@@ -1101,9 +1138,9 @@ RESULT_RULES = (
         params={"tolerance": canonical_key("claims.tolerance"), "paper": canonical_key("claims.paper"),
                 "roles": _claim_roles},  # which sweeps and models each claim reads
         tables=(
-            TableEntry(name="claims.csv", output="table", target=True,
+            TableEntry(name=CLAIMS, output="table", target=True,
                        caption="The paper's claims, the measured values and the computed verdicts."),
-            TableEntry(name="paper_correspondence.csv", output="correspondence", target=True,
+            TableEntry(name=PAPER_CORRESPONDENCE, output="correspondence", target=True,
                        caption="Where the paper's GeLU and Quad thresholds sit: per model, each threshold "
                        "this product computes (δ_NN^RS(∞), min_t δ_NN(t) per N, GD's δ₅₀ per d, the "
                        "finite-d prediction per d) with its interval, and whether the paper's value "

@@ -1,0 +1,43 @@
+"""The file name of every results table with a fixed name (``results/tables/<name>``), written once.
+
+The rule that writes a table declares it with its name here (``pipeline.result_rules.TableEntry``),
+and every reader names it the same way: a rule's inputs, the claims (``analysis.claims``, whose rows
+cite their tables), the manuscript's numbers.  Tables named per sweep or activation
+(``{sweep}_cells.csv``, ``hessian_{activation}.csv``) are patterns of their declarations.
+"""
+
+BOUNDED_LINK_VALIDATION = "bounded_link_validation.csv"
+CLAIMS = "claims.csv"
+CONVENTIONS = "conventions.csv"
+CONVENTION_SCANS = "convention_scans.csv"
+DELTA50_FINITE_N = "delta50_finite_n.csv"
+DELTA50_FINITE_N_VS_GD = "delta50_finite_n_vs_gd.csv"
+DELTA50_PREDICTION = "delta50_prediction.csv"
+DELTA50_TWO_STAGE = "delta50_two_stage.csv"
+DELTA_ALG = "delta_alg.csv"
+DESIGN = "design.csv"
+DMFT_VS_SIMULATION = "dmft_vs_simulation.csv"
+ESCAPE_ANATOMY = "escape_anatomy.csv"
+ESCAPE_ANATOMY_VERDICT = "escape_anatomy_verdict.csv"
+ESCAPE_FINITE_N = "escape_finite_n.csv"
+ESCAPE_LINEAR_STAGE = "escape_linear_stage.csv"
+ESCAPE_PREDICTION = "escape_prediction.csv"
+ESCAPE_REFEREE_TRIALS = "escape_referee_trials.csv"
+ESCAPE_SIGNAL = "escape_signal.csv"
+ESCAPE_SIGNAL_RUNS = "escape_signal_runs.csv"
+ESCAPE_TWO_STAGE = "escape_two_stage.csv"
+ESCAPE_TWO_STAGE_SCANS = "escape_two_stage_scans.csv"
+FINITE_SIZE_COLLAPSE = "finite_size_collapse.csv"
+FINITE_SIZE_DECIDE = "finite_size_decide.csv"
+FINITE_SIZE_POINTS = "finite_size_points.csv"
+FINITE_SIZE_SCALING = "finite_size_scaling.csv"
+FINITE_SIZE_SUMMARY = "finite_size_summary.csv"
+FIXED_POINT_REFINEMENT = "fixed_point_refinement.csv"
+OUTLIER_VS_SIMULATION = "outlier_vs_simulation.csv"
+PAPER_CORRESPONDENCE = "paper_correspondence.csv"
+PLATEAU_THRESHOLD = "plateau_threshold.csv"
+PLATEAU_VS_THEORY = "plateau_vs_theory.csv"
+SPECTRAL_THEORY = "spectral_theory.csv"
+SPECTRAL_THRESHOLD = "spectral_threshold.csv"
+THEORY_THRESHOLDS = "theory_thresholds.csv"
+THRESHOLDS = "thresholds.csv"
