@@ -199,3 +199,30 @@ def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
     rows = anatomy_tables.pooled_rows("gelu", {1000: [trial(True, 0.0)], 500: many})
     assert [r["d"] for r in rows] == [500, 1000, "all"] and rows[-1]["trials"] == 26
     assert [r["d"] for r in anatomy_tables.pooled_rows("gelu", {500: many})] == [500]
+
+
+def test_the_anatomy_figure_keys_the_trial_colours_it_draws():
+    """The caption names no colour: the first panel's legend keys successes and failures, in the
+    colours their trials are drawn in."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.colors import to_rgba
+
+    from featlearn.plotting.anatomy_figures import anatomy_figure
+
+    steps = np.tile(np.arange(5), (2, 1))
+    cell = {
+        "d": 100, "delta": 6.0, "steps": steps, "success": np.array([True, False]),
+        "full_rho": np.linspace(0, 1, 10).reshape(2, 5),
+        "full_eigenvalues": -np.ones((2, 5, 2)), "full_overlap2": np.full((2, 5, 2), 0.5),
+    }  # fmt: skip
+    row = {"sweep": "s", "d": 100, "delta": 6.0, "successes": 1, "failures": 1}
+    for key in ("aligned_success", "aligned_failure"):
+        row |= {key: 1, f"{key}_low": 0.2, f"{key}_high": 1.0}
+    fig = anatomy_figure({"s": [cell]}, [row])
+    ax = fig.axes[0]
+    key = {h.get_label(): to_rgba(h.get_color()) for h in ax.get_legend().legend_handles}
+    drawn = [to_rgba(line.get_color()) for line in ax.get_lines() if len(line.get_xdata())]
+    assert set(key) == {"successes", "failures"}
+    assert drawn == [key["successes"], key["failures"]]  # trial 0 succeeded, trial 1 failed

@@ -50,8 +50,8 @@ def _fractions(ax, rows):
 
 def anatomy_figure(cells_by_sweep, rows):
     """Per sweep (a row of panels): ρ per trial, the most negative aligned Hessian eigenvalue per trial
-    (0 where none; successes blue, failures grey) at the representative cell, and the aligned shares
-    of every cell."""
+    (0 where none; successes and failures coloured, their key in the first panel's legend) at the
+    representative cell, and the aligned shares of every cell."""
     names = sorted(cells_by_sweep)
     fig, axes = plt.subplots(len(names), 3, figsize=(7.2, 2.4 * len(names)), squeeze=False)
     for row_axes, name in zip(axes, names, strict=True):
@@ -67,6 +67,9 @@ def anatomy_figure(cells_by_sweep, rows):
         )
         _fractions(row_axes[2], [r for r in rows if r["sweep"] == name])
         row_axes[2].set_title(name, fontsize=9)
+        for colour, label in ((SUCCESS, "successes"), (FAILURE, "failures")):  # the colour key of the trials
+            row_axes[0].plot([], [], color=colour, lw=0.8, label=label)
+        row_axes[0].legend(frameon=False, fontsize=8)
     for ax in axes.flat:
         ax.tick_params(labelsize=8)
         ax.xaxis.label.set_size(9)
