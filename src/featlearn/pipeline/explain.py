@@ -164,8 +164,9 @@ def explain_rule(config, rule, root=ROOT):
         return lines
     w = cells[0]
     lines.append(f"  first job: {', '.join(f'{k}={v}' for k, v in w.items()) or '(no wildcards)'}")
-    lines.append("  params <- config keys:")
-    for name, (value, keys) in param_origins(config, rule, w).items():
+    params = param_origins(config, rule, w)
+    lines.append("  params <- config keys:" + ("" if params else " (none)"))
+    for name, (value, keys) in params.items():
         text = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         lines.append(f"    {name} = {text} <- {', '.join(keys) or '(none: fixed, or from the wildcards)'}")
     lines.append("  inputs <- the rules that write them:")
