@@ -69,7 +69,7 @@ def anatomy_figure(cells_by_sweep, rows):
         row_axes[2].set_title(name, fontsize=9)
         for colour, label in ((SUCCESS, "successes"), (FAILURE, "failures")):  # the colour key of the trials
             row_axes[0].plot([], [], color=colour, lw=0.8, label=label)
-        row_axes[0].legend(frameon=False, fontsize=8)
+        row_axes[0].legend(frameon=False, fontsize=8, loc="best")
     for ax in axes.flat:
         ax.tick_params(labelsize=8)
         ax.xaxis.label.set_size(9)

@@ -167,7 +167,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title, p
     empirical GD thresholds of the largest d, and the theory's prediction for the random family
     (``prediction_overlay``). Right: spectral-estimator overlap vs δ, simulation
     (median, 30–70 %) against the asymptotic curve."""
-    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(W, 3.0))
+    fig, (ax_p, ax_o) = plt.subplots(1, 2, figsize=(W, 4.0))
     for (cells, fits), cmap, label in (
         (random, "Blues", "random, "),
         (spectral_init, "Oranges", "spectral, "),
@@ -190,7 +190,7 @@ def spectral_figure(random, spectral_init, overlaps, theory, delta_alg, title, p
     for ax in (ax_p, ax_o):
         ax.axvline(delta_alg, color="k", ls="--", lw=1, label=r"$\delta_{alg}$")
     ax_p.set(title=title, xlim=(0, None))
-    ax_p.legend(frameon=False, loc="upper left")
+    ax_p.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)  # off the data
     ax_o.plot(
         [r["delta"] for r in theory], [r["overlap"] for r in theory], "k-", lw=1.2, label="asymptotic (Lu–Li)"
     )
@@ -265,7 +265,7 @@ def hessian_delta_figure(tables, fixed_points=None):
     {activation: arrays of ``theory.fixed_point_model``}, drawn as lines (outlier solid, bulk edge
     dashed; grey dots where the fixed point fails its AT check).
     """
-    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(W, 3.0))
+    fig, (ax_l, ax_o) = plt.subplots(1, 2, figsize=(W, 4.8))
     for i, (act, rows) in enumerate(sorted(tables.items())):
         colour = f"C{i}"
         fp = (fixed_points or {}).get(act)
@@ -489,35 +489,24 @@ def landscape_figure(cells):
 LAW_STYLES = {
     "constant": ("C0", ":", "constant"),
     "linear": ("k", "-", r"$a + b\,\log_2 d$"),
-    "quadratic": ("0.5", "--", r"$+\ \kappa \log_2^2 d$"),
+    "quadratic": ("0.5", "--", r"$a + b\,\log_2 d + \kappa \log_2^2 d$"),
     "power": ("C2", "--", r"$\delta_\infty - c\,d^{-\nu}$"),
     "log": ("C1", "--", r"$\delta_\infty - c/\ln(d/d_0)$"),
 }
 
 
-def _interval_text(value, low, high):
-    def f(x):
-        return f"{x:.2f}" if np.isfinite(x) else "∞" if x > 0 else "−∞"
-
-    if np.isnan(low) and np.isnan(high):
-        return f"{f(value)} (open)" if not np.isnan(value) else "—"
-    if np.isnan(high):
-        return f"> {f(low)}"
-    if np.isnan(low):
-        return f"< {f(high)}"
-    return f"[{f(low)}, {f(high)}]"
-
-
 def finite_size_figure(panels):
     """δ₅₀ against d (log axis) per model: the measured points with their 95 % profile intervals, each
-    law fitted by the joint likelihood (labels: the slope per doubling, the constant's level, a limit
-    law's status of δ∞ (F9), never a number), δ_NN(∞) (dash-dot) and the
-    paper's value (dotted), all read from the finite-size tables (docs/finite_size.md).
+    law fitted by the joint likelihood, δ_NN(∞) (dash-dot) and the paper's value (dotted), all read
+    from the finite-size tables (docs/finite_size.md); one key for every panel below them.  The
+    numbers behind the laws (slope, curvature, the constant's level, ΔAICc) are the manuscript's
+    finite-size tables, not the legend; a limit law's δ∞ is never printed, its status (F9) is in
+    the panel's title.
 
     ``panels``: [(model, per-d rows, law rows, summary row, curve rows, δ_NN(∞), paper value)].
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(W, 3.6), squeeze=False)
-    for ax, (model, points, laws, summary, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
+    fig, axes = plt.subplots(1, len(panels), figsize=(W, 3.2), squeeze=False)
+    for ax, (model, points, _, summary, curves, delta_nn, paper) in zip(axes[0], panels, strict=True):
         ok = [p for p in points if p["status"] in FITTED and np.isfinite(p["delta50_err"])]
         value = np.array([p["delta50"] for p in ok])
         low = np.array([p["delta50_low"] for p in ok])
@@ -535,48 +524,46 @@ def finite_size_figure(panels):
             label=r"GD $\delta_{50}(d)$",
             zorder=3,
         )
-        by_law = {r["law"]: r for r in laws}
         for law, (colour, style, name) in LAW_STYLES.items():
             rows = [r for r in curves if r["law"] == law]
-            if not rows:
-                continue
-            row = by_law[law]
-            if law in ("linear", "quadratic"):
-                key = "slope" if law == "linear" else "curvature"
-                detail = f"{summary[key]:.2f} " + _interval_text(
-                    np.nan, summary[f"{key}_low"], summary[f"{key}_high"]
+            if rows:
+                ax.plot(
+                    [r["d"] for r in rows],
+                    [r["value"] for r in rows],
+                    style,
+                    color=colour,
+                    lw=1.1,
+                    label=name,
                 )
-                detail += " per doubling" if law == "linear" else " per doubling²"
-            elif law == "constant":  # its level only where the constant is not rejected
-                detail = _interval_text(row["level"], row["level_low"], row["level_high"])
-                detail = "rejected" if detail == "—" else detail
-            else:  # a limit law's δ∞ is never printed (docs/finite_size.md, (F9))
-                detail = f"δ∞ {summary['limit_status']}"
-            label = f"{name}: {detail} (ΔAICc {row['delta_aicc']:.1f})"
-            ax.plot(
-                [r["d"] for r in rows], [r["value"] for r in rows], style, color=colour, lw=1.1, label=label
-            )
         if np.isfinite(delta_nn):
-            ax.axhline(
-                delta_nn, color="C3", ls="-.", lw=1, label=rf"$\delta_{{NN}}(\infty)$ = {delta_nn:.2f}"
-            )
+            ax.axhline(delta_nn, color="C3", ls="-.", lw=1, label=r"$\delta_{NN}(\infty)$")
         if np.isfinite(paper):
-            ax.axhline(paper, color="0.4", ls=":", lw=1, label=f"paper: {paper:g}")
+            ax.axhline(paper, color="0.4", ls=":", lw=1, label="the paper's value")
         # the frame holds the measurements and the reference values; an extrapolated law may leave it
         marks = [*(low[np.isfinite(low)]), *(high[np.isfinite(high)]), *value]
         marks += [x for x in (delta_nn, paper) if np.isfinite(x)]
         if marks:
             pad = 0.15 * (max(marks) - min(marks)) + 0.1
             ax.set_ylim(min(marks) - pad, max(marks) + pad)
-        title = f"{model}: δ∞ undetermined by finite d\npower and log laws: δ∞ {summary['limit_status']}"
-        ax.set(xscale="log", xlabel="d", ylabel=r"$\delta_{50}$", title=title)
+        ax.set(
+            xscale="log",
+            xlabel="d",
+            ylabel=r"$\delta_{50}$",
+            title=f"{model}\nδ∞, power/log laws: {summary['limit_status']}",
+        )
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # a narrow log range labels every minor tick
-        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.18))
+    key = {}
+    for ax in axes[0]:  # one key: the labels of every panel, each once
+        key |= dict(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    fig.legend(
+        key.values(), key.keys(), loc="lower center", bbox_to_anchor=(0.5, 0.05), ncol=4, frameon=False
+    )
     fig.text(
         0.01,
         0.005,
-        "Error bars, brackets: 95 % profile-likelihood intervals (joint binomial likelihood of every cell).",
+        "Error bars: 95 % profile-likelihood intervals (joint binomial likelihood of every cell). No finite d"
+        " determine δ∞ whatever the law.",
         fontsize=7.5,
     )
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.tight_layout(rect=(0, 0.24, 1, 1))
     return fig

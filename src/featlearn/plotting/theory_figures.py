@@ -36,13 +36,7 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
             i = int(np.nonzero(np.isclose(dm["delta"], delta))[0][0])
             colour = f"C{c}"
             for ax, key in zip(row, ("norm2", "train_loss", "h11"), strict=True):
-                ax.plot(
-                    dm["steps"],
-                    dm[key][i],
-                    color=colour,
-                    lw=1.2,
-                    label=f"DMFT $\\delta$={delta:g}, N={n_paths[name]}",
-                )
+                ax.plot(dm["steps"], dm[key][i], color=colour, lw=1.2, label=f"$\\delta$={delta:g}")
                 if f"{key}_se" in dm:  # ±2 standard errors over the DMFT's path replicas
                     low, high = dm[key][i] - 2 * dm[f"{key}_se"][i], dm[key][i] + 2 * dm[f"{key}_se"][i]
                     ax.fill_between(dm["steps"], low, high, color=colour, alpha=0.2, lw=0)
@@ -57,12 +51,14 @@ def dmft_vs_simulation_figure(theory, models, n_paths):
                     alpha=0.6,
                     errorevery=5,
                     markevery=2,
-                    label=f"sim d={int(cell['d'])}",
                 )
         for ax, ylabel in zip(row, (r"$\|\theta^t\|^2$", "train loss", r"$H_{11}=E[g^2 w]$"), strict=True):
             ax.set(xlabel="GD step t", ylabel=ylabel)
-        row[0].set_title(_label(name, models[name]), fontsize=9, loc="left")
-        row[0].legend(frameon=False)
+        d = int(next(iter(theory[name]["sim"].values()))["d"])
+        row[0].set_title(
+            f"{_label(name, models[name])}: lines DMFT, N={n_paths[name]}; dots simulation, d={d}", loc="left"
+        )
+        row[1].legend(frameon=False, loc="best")  # one entry per δ (its colour): the train loss has room
     fig.suptitle(
         "restricted GD: DMFT (R replicas of N paths, band $\\pm 2$ s.e.) vs simulation "
         "(seed mean $\\pm$ s.d.)",
@@ -113,7 +109,7 @@ def outlier_vs_time_figure(theory, models, n_paths):
 def delta_nn_figure(theory, models, n_paths, table):
     """δ_NN(t) vs t per model for every N, with the long-time (fixed-point) value and δ₅₀ per d, both
     read from ``table`` (the rows of theory_thresholds.csv)."""
-    fig, axes = plt.subplots(1, len(models), figsize=(W, 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(W, 4.4), squeeze=False)
     for ax, (name, s) in zip(axes[0], models.items(), strict=True):
         dms = sorted(theory[name]["dmft"].items())
         for k, (n, dm) in enumerate(dms):
@@ -139,7 +135,7 @@ def delta_nn_figure(theory, models, n_paths, table):
                 )
         ax.set(xlabel="GD step t", ylabel=r"$\delta_{NN}(t)$", xscale="log", xlim=(1, dms[0][1]["steps"][-1]))
         ax.set_title(_label(name, s), fontsize=9)
-        ax.legend(frameon=False)
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))  # below: it names much
     fig.tight_layout()  # what δ_NN(t) is, and TAIL_NOTE, are in the manuscript's caption
     return fig
 
