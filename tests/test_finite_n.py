@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import GELU
+from conftest import GELU, ROOT
 
 from featlearn.analysis import criteria, finite_n_tables
 from featlearn.pipeline.jobs import KIND
@@ -208,4 +208,42 @@ def test_the_paper_correspondence_judges_each_quantity_at_its_own_tolerance():
     assert not rows["finite-d prediction (E20) at d = 250"]["agrees"]
     assert (
         claims.correspondence_text(list(rows.values()), "gelu") == "finite-time theory, min over t, N = 10000"
+    )
+
+
+def test_the_early_window_figure_draws_what_its_caption_names():
+    """The manuscript's caption of the early-window figure names GD's measured δ₅₀(d) in black, the
+    readings, and an arrow for an interval open upwards: the figure draws the measurement in black,
+    one series per reading, and an arrow exactly where a predicted interval is open upwards."""
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.colors import to_rgba
+    from matplotlib.text import Annotation
+
+    from featlearn.plotting.finite_n_figures import READING_STYLE, finite_n_figure
+
+    caption = re.search(
+        r'#fig\("extra_escape_finite_n", \[(.*?)\]\)\n', (ROOT / "paper" / "manuscript.typ").read_text()
+    )[1]
+    assert "(black)" in caption and "arrow marks an interval open upwards" in caption
+    rows = []
+    for d, open_upwards in ((250, False), (500, True)):
+        for reading in READING_STYLE:
+            high = math.inf if open_upwards and reading == "growth" else 8.0
+            rows.append({
+                "model": "gelu", "rho_c": 0.3, "d": d, "reading": reading,
+                "delta50_predicted": 7.0, "delta50_predicted_low": 6.5, "delta50_predicted_high": high,
+                "delta50_measured": 6.0, "delta50_measured_low": 5.5, "delta50_measured_high": 6.5,
+            })  # fmt: skip
+    fig = finite_n_figure(rows, 0.3)
+    ax = fig.axes[0]
+    measured = next(line for line in ax.get_lines() if line.get_label() == "GD, measured")
+    assert to_rgba(measured.get_color()) == to_rgba("black")
+    assert {line.get_label() for line in ax.get_lines()} >= {label for *_, label in READING_STYLE.values()}
+    arrows = [a for a in ax.get_children() if isinstance(a, Annotation)]
+    assert len(arrows) == 1 and to_rgba(arrows[0].arrow_patch.get_edgecolor()) == to_rgba(
+        READING_STYLE["growth"][0]
     )
