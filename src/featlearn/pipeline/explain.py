@@ -133,13 +133,14 @@ def writer(config, path, root=ROOT):
 
 
 def _script_functions(script):
-    """The names a script imports from featlearn ("featlearn.module.name")."""
+    """The names a script imports from featlearn ("featlearn.module.name"), constants left out."""
     tree = ast.parse(Path(script).read_text())
     return [
         f"{node.module}.{alias.name}"
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("featlearn")
         for alias in node.names
+        if not alias.name.isupper()
     ]
 
 
