@@ -8,7 +8,6 @@ from pathlib import Path
 import yaml
 from snakemake.exceptions import WorkflowError
 
-from featlearn.io import table_names
 from featlearn.pipeline import checks, kernels, manifest, result_rules
 from featlearn.pipeline import jobs as registry
 from featlearn.pipeline import resources as estimate
