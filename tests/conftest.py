@@ -174,11 +174,17 @@ def config_error(config):
 
 
 def checkout_env(workdir, env=None):
-    """``env`` (default: this process's) with the checkout ``workdir``'s own package first on
-    ``PYTHONPATH``, as a copy whose code differs from the installed package needs
-    (``deps.foreign_package``)."""
+    """``env`` (default: this process's), with the checkout ``workdir``'s own package first on
+    ``PYTHONPATH`` where its code differs from the installed package (``deps.foreign_package``: an
+    edited copy).  A copy with the same code keeps the installed package, so its results record the
+    same provenance (``git describe`` of the package) as every other build of the tests."""
+    from featlearn.pipeline.deps import foreign_package
+
     env = dict(os.environ if env is None else env)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(workdir) / "src"), env.get("PYTHONPATH")) if p)
+    if foreign_package(workdir) is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(Path(workdir) / "src"), env.get("PYTHONPATH")) if p
+        )
     return env
 
 

@@ -88,3 +88,14 @@ def test_a_results_file_is_explained_by_the_rule_that_writes_it():
     assert text[0] == "results/tables/thresholds.csv: written by rule threshold_table"
     assert explain.explain(config, "fig4_phase_gelu.pdf")[0].endswith("written by rule phase_figure")
     assert "no rule, results file or config key" in explain.explain(config, "no.such.key")[0]
+
+
+def test_every_rule_and_key_of_the_tiny_config_is_explained_without_a_crash():
+    """Every rule of the rule files and every leaf key of the tiny config (list elements included)
+    gets an explanation; a rule input that is empty for a job, a .tex table and a numba marker of
+    no program are answered, not raised."""
+    config = load_config([TINY])
+    for target in [*explain.rule_blocks(), *explain.leaf_keys(config)]:
+        assert "is no rule" not in explain.explain(config, target)[0], target
+    assert explain.explain(config, "theory_thresholds.tex")[0].endswith("written by rule theory_tables")
+    assert explain.writer(config, "results/.numba_cache/nope.ready") is None

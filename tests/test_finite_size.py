@@ -521,6 +521,7 @@ def test_entry_point_prints_and_writes_the_tables(tmp_path, capsys):
     assert "model quad" in text and "slope per doubling" in text
     assert "not determined by d <= 4000 whatever the law" in text
     assert "under the power and log laws only: not identified, no number" in text
+    assert not (tmp_path / "finite_size_conditional_limit.csv").exists()  # the interval is written nowhere
     summary = {r["model"]: r for r in read_csv(tmp_path / "finite_size_summary.csv")}
     assert list(summary) == ["quad", "gelu", "gelu_bump"]
     assert summary["quad"]["boot_limit_kept"] + summary["quad"]["boot_growth_kept"] > 0

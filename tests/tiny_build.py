@@ -72,7 +72,7 @@ def tiny_build(dest):
         return dest
     copy_workflow(dest, TINY)
     command = ["snakemake", "--cores", "2"]
-    env = {**os.environ, READS_ENV: str(dest / READS), "PYTHONPATH": str(dest / "src")}  # its own package
+    env = {**os.environ, READS_ENV: str(dest / READS)}  # the same code as the installed package
     proc = subprocess.run(command, cwd=dest, capture_output=True, text=True, timeout=1200, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"the tiny build failed in {dest}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")

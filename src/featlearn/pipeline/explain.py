@@ -125,6 +125,8 @@ def writer(config, path, root=ROOT):
         if re.fullmatch(pattern, path):
             if rule == "numba_cache":
                 program = Path(path).stem
+                if program not in kernels.warmed_programs():
+                    return None
                 return (
                     "numba_cache" if kernels.kernel_leader(program, root) == program else "numba_cache_link"
                 )
@@ -172,6 +174,9 @@ def explain_rule(config, rule, root=ROOT):
         lines.append(f"    {name} = {text} <- {', '.join(keys) or '(none: fixed, or from the wildcards)'}")
     lines.append("  inputs <- the rules that write them:")
     for name, files in _inputs(config, rule, w).items():
+        if not files:
+            lines.append(f"    {name}: (none for this job)")
+            continue
         rules = sorted({writer(config, f, root) or "?" for f in files})
         many = f"{len(files)} files, e.g. " if len(files) > 1 else ""
         lines.append(f"    {name}: {many}{files[0]} <- {', '.join(rules)}")
@@ -284,15 +289,15 @@ def explain(config, target, root=ROOT):
     """The explanation of ``target``: a rule, a results file or a config key (in that order)."""
     if target in rule_blocks(root):
         return explain_rule(config, target, root)
-    if "/" in target or target.endswith((".csv", ".pdf", ".png", ".npz", ".json", ".yaml")):
+    if "/" in target or target.endswith((".csv", ".tex", ".pdf", ".png", ".npz", ".json", ".yaml")):
         folder = "figures" if target.endswith((".pdf", ".png")) else "tables"
         rule = writer(config, target if "/" in target else f"results/{folder}/{target}", root)
         if rule is None or rule.startswith("("):
             return [f"{target}: written by {rule or 'no rule of this config'}"]
         return [f"{target}: written by rule {rule}", *explain_rule(config, rule, root)]
     try:
-        typed.lookup(config, target)
-    except KeyError:
+        config_edits.leaf(config, target)
+    except (KeyError, IndexError, TypeError, ValueError):
         return [f"{target!r} is no rule, results file or config key of this build"]
     return explain_key(config, target)
 

@@ -886,14 +886,13 @@ RESULT_RULES = (
             TableEntry(name=FINITE_SIZE_SUMMARY, output="summary", claims=True,
                        caption="Per model: what its d decide (joint binomial likelihood, 95 % profile "
                        "intervals): the slope per doubling of d, the curvature, the width exponent, the "
-                       "tests of a constant and of no limit, δ₅₀ at the largest d with its interval, δ∞ "
-                       "as the power and log laws read it (conditional on them) with its interval or "
-                       "one-sided bound, and the bootstrap's law choice."),
+                       "tests of a constant and of no limit, δ₅₀ at the largest d with its interval, whether "
+                       "the power and log laws identify δ∞ (conditional on them; no number), and the "
+                       "bootstrap's law choice."),
             TableEntry(name=FINITE_SIZE_SCALING, output="table", target=True, claims=True,
                        caption="Per model and law of δ₅₀(d): the joint-likelihood fit, AICc, the nested "
-                       "likelihood-ratio p-value, the constant's level where it is not rejected, a limit "
-                       "law's δ∞ with its profile interval where those laws identify it, and the "
-                       "prediction of the largest d."),
+                       "likelihood-ratio p-value, the constant's level where it is not rejected, and the "
+                       "prediction of the largest d (no law's δ∞)."),
             TableEntry(name=FINITE_SIZE_POINTS, output="points", claims=True,
                        caption="Per model and d: δ₅₀ ± s.e. with its profile interval, and the transition "
                        "width from the logistic fit."),
@@ -910,9 +909,9 @@ RESULT_RULES = (
         figures=(
             FigureEntry(stem="{stem}", section="finite_size",
                         caption="δ₅₀ against d (log axis) per model with its 95 % profile intervals, each "
-                        "law fitted by the joint likelihood (labels: slope per doubling, δ∞'s interval or "
-                        "one-sided bound), δ_NN(∞) of the static fixed point and the paper's value; the "
-                        "title gives δ∞'s verdict."),
+                        "law fitted by the joint likelihood, δ_NN(∞) of the static fixed point and the "
+                        "paper's value, one key below the panels; each title says whether the power and "
+                        "log laws identify δ∞."),
         ),
     ),
     ResultRule(
