@@ -284,7 +284,7 @@ def design_figure(rows, d, correlation):
     """Left: per design (theory's rank order) δ_NN(∞) of the fixed point (filled: AT-stable) and
     min_t δ_NN(t) of the DMFT ± 2 s.e.; right: GD's δ₅₀ ± 2 s.e. at dimension ``d`` against δ_NN(∞)
     for the swept designs, with Spearman's ρ (``correlation`` = (ρ, p, count))."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.6, 1]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(W, 4.6), gridspec_kw={"width_ratios": [1.6, 1]})
     ranked = sorted(rows, key=lambda r: r["theory_rank"])
     x = np.arange(len(ranked))
     inf = np.array([r["delta_nn_inf"] for r in ranked], float)
