@@ -648,6 +648,10 @@ def test_every_rule_has_one_literal_block_which_its_registry_entry_agrees_with(s
     assert set(blocks) == set(snakemake_rules)
     for entry in (*KINDS, *RESULT_RULES):
         assert blocks[entry.rule][0][2] == f"{entry.script}.py", entry.rule
+    for entry in RESULT_RULES:  # where its jobs run: the block says what the declaration says
+        ((path, line, _),) = blocks[entry.rule]
+        block = (ROOT / path).read_text().split("\n")[line - 1 : line + 4]
+        assert f"    localrule: {entry.local}" in block, entry.rule
 
 
 def test_a_failing_job_names_its_own_block(tiny_run, tmp_path):
