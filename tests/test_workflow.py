@@ -18,6 +18,7 @@ from tiny_build import READS, copy_workflow
 
 from featlearn.io.settings import READS_ENV
 from featlearn.pipeline import checks, manifest
+from featlearn.pipeline.explain import rule_blocks
 from featlearn.plan import load_config
 
 
@@ -593,29 +594,6 @@ def test_editing_a_theory_grid_reruns_that_model_only(tiny_run, tmp_path):
         "all": 1,
     }
     assert "results/theory/dmft/quad_N400.npz" in proc.stdout and "gelu_bump_N400" not in proc.stdout
-
-
-RULE_FILES = ("Snakefile", "workflow/rules/*.smk")
-"""Where every rule is declared, literally."""
-
-
-def rule_blocks():
-    """{rule: [(file, line, script or None)]}: each ``rule NAME:`` block of :data:`RULE_FILES` with
-    the script it writes out, and each ``use rule A as NAME with:`` with A's script."""
-    out = {}
-    for pattern in RULE_FILES:
-        for path in sorted(ROOT.glob(pattern)):
-            text = path.read_text()
-            for match in re.finditer(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", text, re.M):
-                script = re.search(r'^    script:\n\s+"\.\./scripts/(\w+\.py)"', match[2], re.M)
-                line = text.count("\n", 0, match.start()) + 1
-                out.setdefault(match[1], []).append((path.relative_to(ROOT), line, script and script[1]))
-    for path in sorted(ROOT.glob("workflow/rules/*.smk")):
-        text = path.read_text()
-        for match in re.finditer(r"^use rule (\w+) as (\w+) with:", text, re.M):
-            line = text.count("\n", 0, match.start()) + 1
-            out.setdefault(match[2], []).append((path.relative_to(ROOT), line, out[match[1]][0][2]))
-    return out
 
 
 @pytest.fixture(scope="module")

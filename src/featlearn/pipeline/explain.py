@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from featlearn.pipeline import config_edits, jobs, kernels, result_rules
+from featlearn.pipeline import checks, config_edits, jobs, kernels, result_rules
 from featlearn.pipeline import settings as typed
 from featlearn.pipeline.result_rules import figure_files, table
 
@@ -264,13 +264,9 @@ def edit_effect(config, key):
     return [f"no job's params come from it, but an edit adds, removes or changes jobs of {', '.join(rules)}"]
 
 
-def leaf_keys(config, path=()):
-    """Every leaf key of ``config`` (dotted; list elements by index)."""
-    if isinstance(config, dict):
-        return [k for name, v in config.items() for k in leaf_keys(v, (*path, str(name)))]
-    if isinstance(config, list):
-        return [k for i, v in enumerate(config) for k in leaf_keys(v, (*path, str(i)))]
-    return [".".join(path)]
+def leaf_keys(config):
+    """Every leaf key of ``config`` (dotted; list elements by index), as the config checks walk it."""
+    return [key for key, _ in checks._walk(config)]
 
 
 def unread_keys(config):
