@@ -11,7 +11,9 @@ from scipy import stats
 
 from featlearn.analysis import anatomy_tables
 from featlearn.cells import anatomy
+from featlearn.gd import engine as gd
 from featlearn.gd import trials
+from featlearn.hessian.plateau import hard_directions
 from featlearn.model import hessian_spectrum
 from featlearn.pipeline.jobs import KIND
 
@@ -101,6 +103,70 @@ def test_a_trial_is_the_sweeps_own_and_its_restricted_twin_never_leaves_the_comp
     assert np.all(out["full_overlap2"] <= 1 + 1e-12)
 
 
+def test_the_reseeded_runs_start_without_u0_and_afresh_on_the_trials_own_data():
+    d, delta = 60, 6.0
+    data, net = trials.trial_setup(SETTINGS, d, delta, 0)
+    star = hard_directions(data["theta_star"], SETTINGS.link)
+    zero = anatomy.without_hard_component(net, star)
+    assert abs(zero.theta0[0] @ star[:, 0]) < 1e-15
+    np.testing.assert_allclose(net.theta0 - zero.theta0, (net.theta0 @ star[:, 0])[:, None] * star[:, 0])
+    fresh = trials.fresh_start(SETTINGS, d, delta, 0, data, "reinit")
+    assert np.array_equal(fresh.theta0, trials.fresh_start(SETTINGS, d, delta, 0, data, "reinit").theta0)
+    assert not np.allclose(fresh.theta0, net.theta0)
+    assert not np.allclose(fresh.theta0, trials.fresh_start(SETTINGS, d, delta, 1, data, "reinit").theta0)
+    out = anatomy.reseeded_runs(SETTINGS, d, delta, 0, data, net, star)
+    for name, start in (("zero_u", zero), ("reinit", fresh)):
+        every = trials.schedule(SETTINGS, data, start, grid=np.arange(SETTINGS.steps + 1))
+        assert out[f"{name}_final_rho"] == gd.run(data, start, every).final_rho
+
+
+def test_first_hermite_score_is_standard_normal_over_data_sets_of_an_even_link(rng):
+    """z₁ (E16d) over 4000 data sets of y = g² − 1 (n = 300): mean 0 and variance 1 (Monte Carlo,
+    5σ bounds); a link with an odd part gives |z₁| of order √n."""
+    g = rng.standard_normal((4000, 300))
+    z = np.array([anatomy.first_hermite_score(row**2 - 1, row) for row in g])
+    assert abs(z.mean()) < 5 / np.sqrt(4000) and abs(z.var() - 1) < 5 * np.sqrt(2 / 4000)
+    assert anatomy.first_hermite_score(g[0] ** 2 - 1 + g[0], g[0]) > 0.3 * np.sqrt(300)
+
+
+def test_chance_agreement_is_that_of_outcomes_independent_of_the_data():
+    assert anatomy_tables.chance_agreement([1, 1, 0, 0], [1, 0, 1, 0]) == 0.5
+    assert anatomy_tables.chance_agreement([1, 1], [1, 1]) == 1.0
+    assert anatomy_tables.chance_agreement([1, 0, 0], [0, 0, 0]) == pytest.approx((1 / 6) ** 2 + (5 / 6) ** 2)
+
+
+def _seed_summaries(cell):
+    zero_u, agrees, chance = anatomy_tables.seed_flags(cell)
+    return [
+        {"success": s, "zero_u_success": z, "reinit_agrees": a, "chance_agreement": chance, "data_z1": z1}
+        for s, z, a, z1 in zip(cell["success"], zero_u, agrees, cell["data_z1"], strict=True)
+    ]
+
+
+def test_reseeded_outcomes_name_readings_v_and_vi():
+    """Ten trials, five successes: where the runs without u⁰ keep every success and the fresh starts
+    agree with every trial, (v) and (vi) are supported; where the runs without u⁰ lose every success
+    and the fresh starts agree as often as chance would, (v) is excluded and (vi) undetermined."""
+    success = np.arange(10) < 5
+    cell = {
+        "success": success,
+        "success_rho": 0.5,
+        "zero_u_final_rho": np.where(success, 0.9, 0.1),
+        "reinit_final_rho": np.where(success, 0.9, 0.1),
+        "data_z1": np.where(success, 1.0, -1.0),
+    }
+    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
+    assert shares["zero_u_kept"][:2] == (5, 5) and shares["reinit_agree"][:2] == (10, 10)
+    assert shares["chance_agree"] == 0.5 and shares["z1_separation"] == 0.5  # equal |z₁|: a tie
+    assert shares["zero_u_kept"][2] > 0.5 and shares["reinit_agree"][2] > 0.5
+    cell["zero_u_final_rho"] = np.full(10, 0.1)
+    cell["reinit_final_rho"] = np.where(np.arange(10) % 2 == 0, 0.9, 0.1)
+    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
+    assert shares["zero_u_kept"][0] == 0 and shares["zero_u_kept"][3] < 0.5
+    k, n, low, high = shares["reinit_agree"]
+    assert (k, n) == (6, 10) and low < shares["chance_agree"] < high
+
+
 def test_the_cell_pads_trials_of_unequal_length():
     cell = anatomy.anatomy_cell(SETTINGS, 60, 6.0, log=lambda _: None)
     assert cell["steps"].shape == cell["full_rho"].shape == cell["restricted_h11"].shape
@@ -159,6 +225,10 @@ def test_the_anatomy_table_reads_a_planted_cell():
         "full_top_share": np.full((2, 5, 2), 0.2),
         "full_neg_weight": np.full((2, 5), 0.3),
         "full_n_neg": np.ones((2, 5)),
+        "success_rho": 0.5,
+        "zero_u_final_rho": np.array([0.1, 0.1]),  # without u⁰ the success is lost
+        "reinit_final_rho": np.array([0.1, 0.9]),  # a fresh start reverses both outcomes
+        "data_z1": np.array([-2.0, 0.5]),
     }
     row = anatomy_tables.cell_row("gelu", cell)
     assert (row["successes"], row["aligned_success"], row["aligned_failure"], row["failures"]) == (1, 1, 1, 1)
@@ -175,8 +245,8 @@ def test_the_anatomy_table_reads_a_planted_cell():
 
 
 def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
-    """Pooled trials: a reading whose share's interval lies above ½ is supported, below ½ excluded;
-    with few trials it is neither."""
+    """Pooled trials: a reading whose share's interval lies above its level (½, or the chance
+    agreement for (vi)) is supported, below it excluded; with few trials it is neither."""
 
     def trial(success, share, plateau=100, escape=10, localised=(False,)):
         return {
@@ -187,12 +257,23 @@ def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
             "undriven_share": share,
             "localised": list(localised),
             "rho_window": 0.5 if success else 0.05,
+            "zero_u_success": success,
+            "reinit_agrees": True,
+            "chance_agreement": 0.68,
+            "data_z1": 2.0 if success else -0.5,
         }
 
     many = [trial(True, 0.0) for _ in range(20)] + [trial(False, np.nan) for _ in range(5)]
     row = anatomy_tables.pooled_row("gelu", 500, many)
     assert row["driven"] == 20 and row["driven_low"] > 0.5 and row["from_plateau_high"] < 0.5
-    assert row["mechanism"] == "(i) aligned negative curvature drives the growth; excluded: (ii), (iii), (iv)"
+    assert row["mechanism"] == (
+        "(i) aligned negative curvature drives the growth + (v) not seeded by the initial hard coordinate"
+        " + (vi) the data set decides; excluded: (ii), (iii), (iv)"
+    )
+    for x in many[:9]:  # fresh starts agree in 16 of 25: the interval holds the chance level 0.68
+        x["reinit_agrees"] = False
+    assert "(vi)" not in anatomy_tables.pooled_row("gelu", 500, many)["mechanism"]
+    assert row["z1_separation"] == 1.0  # |z₁| = 2 for every success, 0.5 for every failure
     assert row["rho_window_separation"] == 1.0
     few = anatomy_tables.pooled_row("gelu", 1000, [trial(True, 0.9, plateau=5), trial(True, 0.0)])
     assert few["mechanism"] == "none supported"

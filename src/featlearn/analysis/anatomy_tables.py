@@ -15,12 +15,21 @@ Per trial (arrays of an anatomy cell, ``cells.anatomy``), over its states before
       share = Σ_{s undriven} Δ_s / G    (successful trials with G > 0)                          (E16)
 
 * localised: the aligned eigenvector's largest single sample carries ≥ half its negative curvature
-  (``cells.anatomy.localisation``, (E14)).
+  (``cells.anatomy.localisation``, (E14));
+* what seeds it (E16c): whether the trial's run from its start without the hard component (u⁰ = 0)
+  and its run from a fresh start, both on its own data (``cells.anatomy.reseeded_runs``), end with
+  the same outcome as the trial.  If the outcome did not depend on the data set, a fresh start would
+  agree with probability p² + (1 − p)², p the cell's success probability (estimated from the
+  trials' and the fresh starts' outcomes together): the chance agreement; and how well the size
+  of the data's first Hermite score |z₁| (E16d) separates successes from failures.
 
 A cell's mechanism (E18) names each reading its data support: (i) aligned negative curvature before
 escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
 plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
-directions (most aligned states), (iv) most of the growth undriven (median share > ½).  Pooled over
+directions (most aligned states), (iv) most of the growth undriven (median share > ½), (v) the
+initial hard coordinate does not seed the escape (most successes succeed again from u⁰ = 0), (vi)
+the data set decides the outcome (fresh starts agree with the trials more often than by chance,
+the interval's lower end above the chance agreement).  Pooled over
 every cell of a sweep at one d, and at every d together (:func:`pooled_rows`), each reading's share
 of the successful trials carries its interval (E17) and is supported (interval above ½), excluded
 (below ½) or undetermined; there (i) is "the growth is driven": share (E16) ≤ ½.
@@ -58,10 +67,28 @@ def binomial_interval(k, n, level=LEVEL):
     return low, high
 
 
+def chance_agreement(own, fresh):
+    """p² + (1 − p)², p the success fraction of the trials' (``own``) and the fresh starts'
+    (``fresh``) outcomes together: how often a fresh start would agree with its trial if the outcome
+    did not depend on the data set (E16c)."""
+    p = float(np.mean(np.concatenate([np.asarray(own, bool), np.asarray(fresh, bool)])))
+    return p**2 + (1 - p) ** 2
+
+
+def seed_flags(cell):
+    """Per trial of an anatomy cell (E16c): whether its run from u⁰ = 0 succeeds, whether its fresh
+    start's outcome is its own; and the cell's chance agreement (:func:`chance_agreement`)."""
+    own = np.asarray(cell["success"], bool)
+    zero_u = np.asarray(cell["zero_u_final_rho"]) >= cell["success_rho"]
+    fresh = np.asarray(cell["reinit_final_rho"]) >= cell["success_rho"]
+    return zero_u, fresh == own, chance_agreement(own, fresh)
+
+
 def trial_summaries(cell):
     """One dict per trial of an anatomy cell: its outcome and the quantities of the module docstring."""
     out = []
     lr = float(cell["lr"])
+    zero_u, agrees, chance = seed_flags(cell)
     for i in range(cell["steps"].shape[0]):
         valid = cell["steps"][i] >= 0
         t = cell["steps"][i, valid]
@@ -93,6 +120,10 @@ def trial_summaries(cell):
             "undriven_share": math.nan,
             "localised": [],
             "growth_exponent": growth_exponent(t[pre], aligned_minimum(lam, ov)[pre], lr),
+            "zero_u_success": bool(zero_u[i]),
+            "reinit_agrees": bool(agrees[i]),
+            "chance_agreement": chance,
+            "data_z1": float(cell["data_z1"][i]),
         }
         if summary["success"] and escape >= 0:
             upto = t <= escape
@@ -166,7 +197,39 @@ def mechanism(row):
         parts.append("(iii) localised spikes")
     if row["undriven_share_median"] > 0.5:
         parts.append("(iv) growth without negative curvature")
+    if row["zero_u_kept_low"] > 0.5:
+        parts.append("(v) not seeded by the initial hard coordinate")
+    if row["reinit_agree_low"] > row["chance_agree"]:
+        parts.append("(vi) the data set decides")
     return " + ".join(parts) or "none identified"
+
+
+def seed_shares(summaries):
+    """(E16c) over trial summaries: {name: (k, n, low, high)} of the successes that succeed again from
+    u⁰ = 0 (``zero_u_kept``) and of the trials whose fresh start agrees with them (``reinit_agree``);
+    the mean chance agreement of their cells (``chance_agree``); and :func:`separation` of the
+    successes' and the failures' |z₁| (E16d, ``z1_separation``)."""
+    won = [x for x in summaries if x["success"]]
+    lost = [x for x in summaries if not x["success"]]
+    return {
+        "z1_separation": separation([abs(x["data_z1"]) for x in won], [abs(x["data_z1"]) for x in lost]),
+        "zero_u_kept": _fraction([x["zero_u_success"] for x in won]),
+        "reinit_agree": _fraction([x["reinit_agrees"] for x in summaries]),
+        "chance_agree": float(np.mean([x["chance_agreement"] for x in summaries])) if summaries else math.nan,
+    }
+
+
+def _seed_columns(summaries, of):
+    """The columns of :func:`seed_shares`: each share's k and interval (with ``of``, its n too), and the
+    two scalars."""
+    out = {}
+    for name, value in seed_shares(summaries).items():
+        if not isinstance(value, tuple):
+            out[name] = value
+            continue
+        k, n, low, high = value
+        out.update({name: k, f"{name}_low": low, f"{name}_high": high, **({f"{name}_of": n} if of else {})})
+    return out
 
 
 def cell_row(sweep, cell, summaries=None):
@@ -211,6 +274,7 @@ def cell_row(sweep, cell, summaries=None):
         "neg_weight_start": float(np.nanmean(cell["full_neg_weight"][:, 0])),
         "h11_start": float(np.nanmean(cell["full_h11"][:, 0])),
         "n_neg_start": float(np.nanmean(cell["full_n_neg"][:, 0])),
+        **_seed_columns(s, of=False),
     }
     row["mechanism"] = mechanism(row)
     return row
@@ -247,21 +311,25 @@ def pooled_row(sweep, d, summaries):
     row["rho_window_success"] = _median([x["rho_window"] for x in won])
     row["rho_window_failure"] = _median([x["rho_window"] for x in lost])
     row["rho_window_separation"] = separation([x["rho_window"] for x in won], [x["rho_window"] for x in lost])
+    row.update(_seed_columns(summaries, of=True))
     row["mechanism"] = pooled_mechanism(row)
     return row
 
 
 def pooled_mechanism(row):
-    """(E18) on pooled shares: a reading is supported when its share's interval lies above ½,
-    excluded when below ½, else undetermined; the supported ones joined by '+', the excluded listed."""
+    """(E18) on pooled shares: a reading is supported when its share's interval lies above its level
+    (½; for (vi) the chance agreement), excluded when below it, else undetermined; the supported ones
+    joined by '+', the excluded listed."""
     readings = (
-        ("(i) aligned negative curvature drives the growth", "driven"),
-        ("(ii) escape from the plateau", "from_plateau"),
-        ("(iii) localised spikes", "localised_states"),
-        ("(iv) growth without negative curvature", "undriven"),
+        ("(i) aligned negative curvature drives the growth", "driven", 0.5),
+        ("(ii) escape from the plateau", "from_plateau", 0.5),
+        ("(iii) localised spikes", "localised_states", 0.5),
+        ("(iv) growth without negative curvature", "undriven", 0.5),
+        ("(v) not seeded by the initial hard coordinate", "zero_u_kept", 0.5),
+        ("(vi) the data set decides", "reinit_agree", row["chance_agree"]),
     )
-    supported = [text for text, key in readings if row[f"{key}_low"] > 0.5]
-    excluded = [text.split(" ")[0] for text, key in readings if row[f"{key}_high"] < 0.5]
+    supported = [text for text, key, level in readings if row[f"{key}_low"] > level]
+    excluded = [text.split(" ")[0] for text, key, level in readings if row[f"{key}_high"] < level]
     return (" + ".join(supported) or "none supported") + (
         f"; excluded: {', '.join(excluded)}" if excluded else ""
     )

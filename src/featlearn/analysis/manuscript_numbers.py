@@ -283,7 +283,10 @@ def anatomy_rows(rows):
     (E16)–(E18)): trials and successes,
     the shares of the successful trials whose growth the aligned curvature drives, that escape from
     the plateau and of the aligned states that are localised, with their intervals; ρ at the aligned
-    window's end (successes, failures) and its separation; the verdict; the intervals' level (%).
+    window's end (successes, failures) and its separation; what seeds the escape (E16c): the successes
+    that succeed again from u⁰ = 0 and the fresh starts that agree with their trials, with their
+    intervals, beside the chance agreement, and how well the data's |z₁| (E16d) separates the
+    outcomes; the verdict; the intervals' level (%).
     None without the section."""
     if rows is None:
         return None
@@ -297,6 +300,10 @@ def anatomy_rows(rows):
             "localised": _share(r, "localised_states"),
             "rho_window": f"{fmt(r['rho_window_success'], 2)} / {fmt(r['rho_window_failure'], 2)}",
             "separation": fmt(r["rho_window_separation"], 2),
+            "zero_u_kept": _share(r, "zero_u_kept"),
+            "reinit_agree": _share(r, "reinit_agree"),
+            "chance_agree": fmt(r["chance_agree"], 2),
+            "z1_separation": fmt(r["z1_separation"], 2),
             "mechanism": r["mechanism"],
             "level": fmt(100 * anatomy_tables.LEVEL),
         }

@@ -6,7 +6,9 @@ keeping Θ at the steps of :func:`planned_steps` (every step up to ``dense_steps
 after), at the ``window`` steps before t_e (or before the end of a trial that never escapes), at
 t_e and at its last step.  Restricted GD (hard direction projected out) from the
 same start records Θ_R at the same steps and runs on to its plateau (‖∇R̂‖ ≤ ``grad_tol``, or
-the budget), whose step is recorded.  At every recorded state of both runs :func:`state_anatomy`
+the budget), whose step is recorded.  Two more runs on the trial's own data, as the sweep runs it,
+say what seeds its escape (:func:`reseeded_runs`): from its start without the hard component
+(u⁰ = 0) and from a fresh start.  At every recorded state of both runs :func:`state_anatomy`
 takes the whole Hessian spectrum (dense ``eigh``; one neuron, one hard direction θ*):
 
 * ‖∇R̂‖, ρ and the hard coordinate u = √d θ·θ*;
@@ -33,6 +35,21 @@ from featlearn.theory.outlier import empirical_weights
 OVERLAP_FLOOR = 1e-14
 """A squared component (v·θ*)² below this counts as zero in :func:`bulk_edge` (round-off of a unit
 vector in float64)."""
+
+
+RUN_FIELDS = (
+    "escape_step",
+    "final_step",
+    "final_rho",
+    "success",
+    "plateau_step",
+    "zero_u_final_rho",
+    "reinit_final_rho",
+    "data_z1",
+)
+"""The per-trial scalars of an anatomy cell: the trial's own run, its restricted twin's plateau step,
+the final ρ of its two reseeded runs (:func:`reseeded_runs`) and its data's z₁
+(:func:`first_hermite_score`)."""
 
 
 def planned_steps(budget, dense, points):
@@ -176,6 +193,8 @@ def trial_anatomy(settings, d, delta, trial):
         "final_rho": traj.final_rho,
         "success": traj.final_rho >= settings.success_rho,
         "plateau_step": plateau.final_step if plateau.converged else -1,
+        **reseeded_runs(settings, d, delta, trial, data, net, star),
+        "data_z1": first_hermite_score(data["y"], np.asarray(data["X"], dtype=np.float64) @ star[:, 0]),
     }
 
     def anatomy(theta):
@@ -187,6 +206,43 @@ def trial_anatomy(settings, d, delta, trial):
             out[f"{run}_{name}"] = np.array([r[name] for r in rows])
     for name, value in anatomy(plateau.theta).items():
         out[f"plateau_{name}"] = value
+    return out
+
+
+def first_hermite_score(y, g):
+    """The training set's empirical first Hermite coefficient of the labels along θ*, in units of its
+    own standard error (g_i = x_i·θ*):
+
+        z₁ = Σ_i y_i g_i / (Σ_i y_i² g_i²)^{1/2}                                                (E16d)
+
+    For an even link the population coefficient E[y g] is 0, so z₁ ≈ N(0, 1) over data sets: the
+    component along θ* that a finite sample's labels carry as if θ* were an easy direction."""
+    yg = np.asarray(y, dtype=np.float64) * g
+    return float(yg.sum() / np.sqrt(np.sum(yg**2)))
+
+
+def without_hard_component(net, star):
+    """The network ``net`` with the hard components of its start removed, Θ(0)(I − UUᵀ): u⁰ = 0, the
+    bulk part θ⊥(0) kept."""
+    theta = net.theta0 - (net.theta0 @ star) @ star.T
+    return gd.Network(net.activation, theta, net.a, net.b)
+
+
+def reseeded_runs(settings, d, delta, trial, data, net, star):
+    """What seeds the trial's escape (E16c): the trial run again as the sweep runs it, on its own data,
+    (a) from its own start with the hard component removed (:func:`without_hard_component`) and (b)
+    from a fresh start (``trials.fresh_start``, label "reinit"); their final ρ (``zero_u_final_rho``,
+    ``reinit_final_rho``).  If (a) keeps the outcome, the initial hard coordinate u⁰ did not decide
+    it; if (b) keeps it more often than the cell's outcomes would by chance, the data set did."""
+    out = {}
+    for name, start in (
+        ("zero_u", without_hard_component(net, star)),
+        ("reinit", trials.fresh_start(settings, d, delta, trial, data, "reinit")),
+    ):
+        ends = np.array([0, settings.steps])
+        out[f"{name}_final_rho"] = gd.run(
+            data, start, trials.schedule(settings, data, start, grid=ends)
+        ).final_rho
     return out
 
 
@@ -211,8 +267,14 @@ def anatomy_cell(settings, d, delta, log=print):
             f"plateau_step={r['plateau_step']} states={r['steps'].size} ({time.perf_counter() - start:.1f}s)"
         )
     width = max(r["steps"].size for r in runs)
-    out = {"d": d, "delta": delta, "lr": settings.lr, "escape_rho": settings.escape_rho}
-    for name in ("escape_step", "final_step", "final_rho", "success", "plateau_step"):
+    out = {
+        "d": d,
+        "delta": delta,
+        "lr": settings.lr,
+        "escape_rho": settings.escape_rho,
+        "success_rho": settings.success_rho,
+    }
+    for name in RUN_FIELDS:
         out[name] = np.array([r[name] for r in runs])
     steps = np.full((len(runs), width), -1)
     for i, r in enumerate(runs):

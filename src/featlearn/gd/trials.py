@@ -84,15 +84,28 @@ def trial_setup(settings, d, delta, trial):
         settings.noise,
         np.dtype(settings.dtype),
     )
-    m = settings.m
+    return data, start(settings, gens["init"], data)
+
+
+def start(settings, rng, data):
+    """The network at its start on ``data``: Θ(0) drawn from ``rng`` by the settings' init (random
+    or spectral), a and b fixed."""
+    m, d = settings.m, data["X"].shape[1]
     if settings.init == "spectral":
         theta0 = spectral_initial_weights(
-            gens["init"], m, d, settings.r0, data["X"], data["y"], settings.link, settings.noise
+            rng, m, d, settings.r0, data["X"], data["y"], settings.link, settings.noise
         )
     else:
-        theta0 = initial_weights(gens["init"], m, d, settings.r0)
-    net = gd.Network(settings.activation, theta0, broadcast(settings.a, m), broadcast(settings.b, m))
-    return data, net
+        theta0 = initial_weights(rng, m, d, settings.r0)
+    return gd.Network(settings.activation, theta0, broadcast(settings.a, m), broadcast(settings.b, m))
+
+
+def fresh_start(settings, d, delta, trial, data, label):
+    """The trial's network started afresh on its own ``data``: Θ(0) drawn as :func:`trial_setup` draws
+    it, from the init stream of the identity (trial, ``label``), so it is independent of the trial's
+    own start and reproducible."""
+    gens = seeds.trial_generators(*trial_identity(settings, d, delta, trial), label)
+    return start(settings, gens["init"], data)
 
 
 def certificate(settings, data, net, loss_scale, train=("theta",)):

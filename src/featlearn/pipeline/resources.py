@@ -168,13 +168,13 @@ EIGH_FLOPS = 2e9
 
 
 def anatomy(config, w, s):
-    """An anatomy cell (``cells.anatomy``): per trial one unrestricted run and a restricted one over
-    the budget, and at ≤ 2·(dense_steps + anatomy_points + window) + 1 states a dense Hessian,
-    n·d² to form and ≈ 10·d³ to diagonalise."""
+    """An anatomy cell (``cells.anatomy``): per trial three unrestricted runs (its own and the two
+    reseeded ones) and a restricted one over the budget, and at ≤ 2·(dense_steps + anatomy_points +
+    window) + 1 states a dense Hessian, n·d² to form and ≈ 10·d³ to diagonalise."""
     d, delta = int(w.d), float(w.delta)
     states = 2 * (s.dense_steps + s.anatomy_points + s.window) + 1
     flops = states * (round(delta * d) * d * d + 10 * d**3)
-    seconds = gd_cell_seconds(d, delta, s.dtype, s.steps, 2 * s.trials) + s.trials * flops / EIGH_FLOPS
+    seconds = gd_cell_seconds(d, delta, s.dtype, s.steps, 4 * s.trials) + s.trials * flops / EIGH_FLOPS
     return gd_cell_mem_mb(d, delta, s.n_test, s.dtype) + _mb(spectrum_workspace_bytes(d)) - BASE_MB, seconds
 
 
