@@ -46,6 +46,8 @@ def test_covariance_is_that_of_the_sampled_process():
         u.append(u[t] - res.lr / np.sqrt(res.delta) * xi[t] - res.lr * memory)
     empirical = np.cov(np.array(u))
     np.testing.assert_allclose(escape.covariance(res, 1.0), empirical, rtol=0.02, atol=0.01)
+    seeded = np.array([np.cov(u_t, u[0])[0, 1] ** 2 / np.var(u[0]) for u_t in u])  # Var(E[u^t | u⁰])
+    np.testing.assert_allclose(escape.initial_share(res, 1.0), seeded / np.diag(empirical), atol=0.01)
 
 
 @pytest.fixture(scope="module")

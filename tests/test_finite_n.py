@@ -11,18 +11,21 @@ from conftest import GELU, ROOT
 
 from featlearn.analysis import criteria, finite_n_tables
 from featlearn.pipeline.jobs import KIND
-from featlearn.theory import dmft, finite_n
+from featlearn.theory import dmft, escape, finite_n
 from featlearn.theory.delta_nn import outlier_track
 
 NAN = np.nan
 
 
-def test_window_ends_one_past_the_last_aligned_negative_outlier():
+def test_window_ends_at_the_first_close_of_the_aligned_negative_outlier():
     outlier = np.array([-1.0, -0.8, NAN, -0.5, -0.4, NAN, NAN])
     overlap2 = np.array([0.3, 0.05, NAN, 0.2, 0.02, NAN, NAN])
-    assert finite_n.window_end(outlier, overlap2, 0.1) == (4, False)  # step 3 is the last aligned one
+    assert finite_n.window_end(outlier, overlap2, 0.1) == (1, False)  # closes at step 1; step 3 reopens it
     assert finite_n.window_end(outlier, overlap2, 0.5) == (0, False)  # none aligned enough
     assert finite_n.window_end(np.array([-1.0, -1.0]), np.array([0.5, 0.5]), 0.1) == (1, True)  # still open
+    late = np.array([0.2, -1.0, -1.0, 0.3, -2.0])  # opens at step 1, closes at 3, a late outlier at 4
+    assert finite_n.window_end(late, np.full(5, 0.5), 0.1) == (3, False)
+    assert finite_n.first_run_end([False, False, True]) == (2, True)
 
 
 def test_growth_exponent_sums_the_aligned_steps_before_the_window_end():
@@ -63,6 +66,8 @@ def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track(
     np.testing.assert_array_equal(one["h11"], res.h11)
     t_w, _ = finite_n.window_end(track["outlier"], track["overlap2"], 0.1)
     assert one["window_end"] == t_w
+    np.testing.assert_array_equal(one["u0_share"], escape.initial_share(res, SETTINGS.r0))
+    assert one["u0_share"][0] == pytest.approx(1.0) and np.all((one["u0_share"] > 0) & (one["u0_share"] <= 1))
     assert (
         np.all((one["p_linear"] >= 0) & (one["p_linear"] <= 1)) and one["p_linear"][0] >= one["p_linear"][1]
     )
@@ -76,6 +81,12 @@ def test_a_cell_stacks_its_path_sets():
     cell = finite_n.finite_n_cell(SETTINGS, 100, 6.0, log=lambda *a: None)
     assert cell["p_linear"].shape == (3, 2) and cell["outlier"].shape == (3, SETTINGS.horizon + 1)
     assert cell["n"] == 600
+
+
+def test_the_initial_share_is_read_at_each_path_sets_window_end():
+    share = np.array([[1.0, 0.8, 0.6, 0.4], [1.0, 0.9, 0.7, 0.5], [1.0, 0.7, 0.5, 0.3]])
+    cell = {"u0_share": share, "window_end": np.array([2, 0, 4])}  # the last one still open at T = 3
+    np.testing.assert_array_equal(finite_n_tables.initial_share_at_window(cell), [0.6, 1.0, 0.3])
 
 
 def test_predicted_delta50_covers_a_planted_crossing(rng):

@@ -57,6 +57,13 @@ def covariance(result, r0):
     return r0**2 * np.outer(r_u[:, 0], r_u[:, 0]) + result.lr**2 / result.delta * noise
 
 
+def initial_share(result, r0):
+    """The part of Var(u^t) in (V) that the initial hard coordinate carries,
+    r₀² R_u(t, 0)² / V(t, t), for 0 ≤ t ≤ T: 1 at t = 0; the rest is the finite-n forcing ξ."""
+    r_u = propagator(result.r_g, result.lr)
+    return r0**2 * r_u[:, 0] ** 2 / np.diag(covariance(result, r0))
+
+
 def finite_d_overlap(result, d):
     """Mean and s.d. of ρ^t at dimension d about a DMFT-with-signal solution by (S): θ₁^t ~
     N(m^t, V(t)/d) with V the variance (V) of ε (ε⁰ = 0), and ρ^t = |θ₁^t| / ‖θ^t‖ with the norm at

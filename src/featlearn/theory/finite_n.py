@@ -11,11 +11,13 @@ weights").  This module predicts it from theory alone, with the finite system's 
   of the system at (d, δ), so that its extreme tail is that of the system; path sets are drawn
   independently (seeded by their index), as the trials' data sets are;
 * per path set the outlier equations (O3)–(O8) on the law of (g², w^t) at every step give the
-  aligned outlier λ_o(t) (overlap² ≥ ``aligned``) and the window's end
+  aligned outlier λ_o(t) (overlap² ≥ ``aligned``) and the window's end, its first close,
 
-      t_w = 1 + the last t ≤ T at which an aligned negative outlier exists                    (E19)
+      t_w = 1 + the last step of the first run of steps t ≤ T with an aligned negative outlier  (E19)
 
-  (0 when there is none; T when it never closes: then ``window_open``);
+  (0 when there is none; T when it never closes: then ``window_open``): the early window only, as the
+  anatomy's (E16b) is, so that the long-time outlier of δ > δ_NN(∞), which may appear late in
+  the horizon, does not enter it;
 * candidate A, the linear process (E1) run to the window's end:
 
       P_A = P( max_{t ≤ t_w} |u^t| / √(d ‖θ^t‖²) ≥ ρ_c )                                      (E20)
@@ -50,19 +52,22 @@ def samples_of(d, delta):
 
 
 def window_end(outlier, overlap2, aligned):
-    """(t_w, open) of (E19): one past the last step whose outlier is negative with overlap² ≥
-    ``aligned`` (0 when no step has one); ``open`` when that last step is the horizon's."""
-    return last_step_after((outlier < 0) & (overlap2 >= aligned))  # NaN compares False: no outlier
+    """(t_w, open) of (E19): one past the end of the first run of steps whose outlier is negative with
+    overlap² ≥ ``aligned`` (0 when no step has one); ``open`` when that run reaches the horizon."""
+    return first_run_end((outlier < 0) & (overlap2 >= aligned))  # NaN compares False: no outlier
 
 
-def last_step_after(hits):
-    """(one past the last True step of ``hits``, capped at its last index; whether that last True step is
-    the last index): (0, False) when none is True."""
-    size, hits = len(hits), np.flatnonzero(hits)
-    if hits.size == 0:
+def first_run_end(hits):
+    """(one past the last step of the first run of True steps of ``hits``, capped at its last index;
+    whether that run reaches the last index): (0, False) when none is True."""
+    hits = np.asarray(hits, bool)
+    if not hits.any():
         return 0, False
-    last = int(hits[-1])
-    return min(last + 1, size - 1), last == size - 1
+    start = int(np.argmax(hits))
+    after = np.flatnonzero(~hits[start:])
+    if after.size == 0:
+        return hits.size - 1, True
+    return start + int(after[0]), False
 
 
 def growth_exponent(outlier, overlap2, aligned, lr, t_w):
@@ -87,7 +92,7 @@ def path_set(settings, d, delta, index):
     outlier, overlap2 = track["outlier"], track["overlap2"]
     t_w, still_open = window_end(outlier, overlap2, s.aligned)
     gamma = growth_exponent(outlier, overlap2, s.aligned, s.lr, t_w)
-    t_h, curvature_open = last_step_after(res.h11 < 0)
+    t_h, curvature_open = first_run_end(res.h11 < 0)
     cov = escape.covariance(res, s.r0)
     rng = np.random.default_rng(seeds.identity_entropy(*identity, "paths"))
     u = gaussian_paths(cov, s.samples, rng)
@@ -108,6 +113,7 @@ def path_set(settings, d, delta, index):
         "h11": res.h11,
         "norm2": res.norm2,
         "variance": np.diag(cov),
+        "u0_share": escape.initial_share(res, s.r0),
     }
 
 
