@@ -2,6 +2,7 @@
 localisation measure on planted vectors, its bulk edge against the compressed matrix, and its trials
 against the sweep's."""
 
+import math
 from dataclasses import asdict
 
 import numpy as np
@@ -165,6 +166,10 @@ def test_reseeded_outcomes_name_readings_v_and_vi():
     assert shares["zero_u_kept"][0] == 0 and shares["zero_u_kept"][3] < 0.5
     k, n, low, high = shares["reinit_agree"]
     assert (k, n) == (6, 10) and low < shares["chance_agree"] < high
+    cell["zero_u_final_rho"] = cell["reinit_final_rho"] = np.full(10, 0.9)
+    cell["success"] = np.ones(10, bool)  # every run succeeds: nothing says what seeded it
+    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
+    assert shares["zero_u_kept"][1] == shares["reinit_agree"][1] == 0 and math.isnan(shares["chance_agree"])
 
 
 def test_the_cell_pads_trials_of_unequal_length():

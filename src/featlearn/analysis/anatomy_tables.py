@@ -21,7 +21,8 @@ Per trial (arrays of an anatomy cell, ``cells.anatomy``), over its states before
   the same outcome as the trial.  If the outcome did not depend on the data set, a fresh start would
   agree with probability p² + (1 − p)², p the cell's success probability (estimated from the
   trials' and the fresh starts' outcomes together): the chance agreement; and how well the size
-  of the data's first Hermite score |z₁| (E16d) separates successes from failures.
+  of the data's first Hermite score |z₁| (E16d) separates successes from failures.  These count the
+  trials of contested cells only (some run succeeds, some fails).
 
 A cell's mechanism (E18) names each reading its data support: (i) aligned negative curvature before
 escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
@@ -205,10 +206,13 @@ def mechanism(row):
 
 
 def seed_shares(summaries):
-    """(E16c) over trial summaries: {name: (k, n, low, high)} of the successes that succeed again from
-    u⁰ = 0 (``zero_u_kept``) and of the trials whose fresh start agrees with them (``reinit_agree``);
-    the mean chance agreement of their cells (``chance_agree``); and :func:`separation` of the
-    successes' and the failures' |z₁| (E16d, ``z1_separation``)."""
+    """(E16c) over the trials of contested cells (some run of the cell, a trial or a fresh start,
+    succeeds and some fails: where every run ends alike, nothing tells what seeded it):
+    {name: (k, n, low, high)} of the successes that succeed again from u⁰ = 0 (``zero_u_kept``) and of
+    the trials whose fresh start agrees with them (``reinit_agree``); the mean chance agreement of
+    their cells (``chance_agree``); and :func:`separation` of the successes' and the failures' |z₁|
+    (E16d, ``z1_separation``)."""
+    summaries = [x for x in summaries if x["chance_agreement"] < 1]
     won = [x for x in summaries if x["success"]]
     lost = [x for x in summaries if not x["success"]]
     return {
