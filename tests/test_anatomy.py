@@ -273,7 +273,7 @@ def test_pooled_verdict_supports_excludes_or_leaves_undetermined():
     assert row["driven"] == 20 and row["driven_low"] > 0.5 and row["from_plateau_high"] < 0.5
     assert row["mechanism"] == (
         "(i) aligned negative curvature drives the growth + (v) not seeded by the initial hard coordinate"
-        " + (vi) the data set decides; excluded: (ii), (iii), (iv)"
+        " + (vi) the data set matters; excluded: (ii), (iii), (iv)"
     )
     for x in many[:9]:  # fresh starts agree in 16 of 25: the interval holds the chance level 0.68
         x["reinit_agrees"] = False

@@ -85,8 +85,8 @@ def test_a_cell_stacks_its_path_sets():
 
 def test_the_initial_share_is_read_at_each_path_sets_window_end():
     share = np.array([[1.0, 0.8, 0.6, 0.4], [1.0, 0.9, 0.7, 0.5], [1.0, 0.7, 0.5, 0.3]])
-    cell = {"u0_share": share, "window_end": np.array([2, 0, 4])}  # the last one still open at T = 3
-    np.testing.assert_array_equal(finite_n_tables.initial_share_at_window(cell), [0.6, 1.0, 0.3])
+    cell = {"u0_share": share, "window_end": np.array([2, 0, 3])}  # the second has no window
+    np.testing.assert_array_equal(finite_n_tables.initial_share_at_window(cell), [0.6, np.nan, 0.3])
 
 
 def test_predicted_delta50_covers_a_planted_crossing(rng):

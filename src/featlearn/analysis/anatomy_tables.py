@@ -28,12 +28,13 @@ A cell's mechanism (E18) names each reading its data support: (i) aligned negati
 escape in most successful trials (the binomial interval's lower end above ½), (ii) escape from the
 plateau (t_e after the restricted run's plateau step in most successes), (iii) localised aligned
 directions (most aligned states), (iv) most of the growth undriven (median share > ½), (v) the
-initial hard coordinate does not seed the escape (most successes succeed again from u⁰ = 0), (vi)
-the data set decides the outcome (fresh starts agree with the trials more often than by chance,
-the interval's lower end above the chance agreement).  Pooled over
-every cell of a sweep at one d, and at every d together (:func:`pooled_rows`), each reading's share
-of the successful trials carries its interval (E17) and is supported (interval above ½), excluded
-(below ½) or undetermined; there (i) is "the growth is driven": share (E16) ≤ ½.
+initial hard coordinate does not seed the escape (the interval of the successes that succeed again
+from u⁰ = 0 lies above ½), (vi) the data set matters (the interval of the fresh starts' agreement
+with their trials lies above the chance agreement).  Pooled over every cell of a sweep at one d,
+and at every d together (:func:`pooled_rows`), each reading's share carries its interval (E17) and
+is supported (interval above its level: ½, for (vi) the chance agreement), excluded (below it) or
+undetermined; the shares of (i)–(v) are of the successful trials (of contested cells for (v)), that
+of (vi) of all trials of contested cells; there (i) is "the growth is driven": share (E16) ≤ ½.
 """
 
 import math
@@ -185,7 +186,7 @@ def separation(success, failure):
 
 
 def mechanism(row):
-    """(E18): the readings (i)–(iv) the cell's data support, joined by '+'; 'none identified' when
+    """(E18): the readings (i)–(vi) the cell's data support, joined by '+'; 'none identified' when
     none, 'no escape' when no trial succeeded."""
     if row["successes"] == 0:
         return "no escape"
@@ -201,7 +202,7 @@ def mechanism(row):
     if row["zero_u_kept_low"] > 0.5:
         parts.append("(v) not seeded by the initial hard coordinate")
     if row["reinit_agree_low"] > row["chance_agree"]:
-        parts.append("(vi) the data set decides")
+        parts.append("(vi) the data set matters")
     return " + ".join(parts) or "none identified"
 
 
@@ -330,7 +331,7 @@ def pooled_mechanism(row):
         ("(iii) localised spikes", "localised_states", 0.5),
         ("(iv) growth without negative curvature", "undriven", 0.5),
         ("(v) not seeded by the initial hard coordinate", "zero_u_kept", 0.5),
-        ("(vi) the data set decides", "reinit_agree", row["chance_agree"]),
+        ("(vi) the data set matters", "reinit_agree", row["chance_agree"]),
     )
     supported = [text for text, key, level in readings if row[f"{key}_low"] > level]
     excluded = [text.split(" ")[0] for text, key, level in readings if row[f"{key}_high"] < level]

@@ -33,19 +33,26 @@ def _by_delta(cells, d):
 
 
 def initial_share_at_window(cell):
-    """Per path set, the share of Var(u) that u⁰ carries at the window's end t_w (``u0_share``, the
-    last step when the window is still open at the horizon): how much of what the window amplifies
-    the initial hard coordinate seeds, the rest being the finite-n forcing (E5)."""
-    share = cell["u0_share"]
-    ends = np.minimum(np.asarray(cell["window_end"], int), share.shape[1] - 1)
-    return share[np.arange(share.shape[0]), ends]
+    """Per path set, the share of Var(u) that u⁰ carries at the window's end t_w (``u0_share``,
+    (E21b)): how much of what the window amplifies the initial hard coordinate seeds, the rest being
+    the finite-n forcing (E5); NaN for a path set without a window (t_w = 0, where the share is 1
+    by definition and says nothing)."""
+    share, ends = cell["u0_share"], np.asarray(cell["window_end"], int)
+    return np.where(ends > 0, share[np.arange(share.shape[0]), ends], np.nan)
+
+
+def _nanmedian(values):
+    """The median of the finite ``values`` (NaN when none is)."""
+    values = values[np.isfinite(values)]
+    return float(np.median(values)) if values.size else math.nan
 
 
 def cell_rows(model, sweep, cells):
     """One row per (d, δ, ρ_c): for each reading the mean P over path sets (E22) and its s.e., with
     the window's median end (E19), the share of path sets whose window is still open at the horizon,
     the median end of the negative-curvature stretch, the mean growth exponent Γ (E21) and the median
-    share of Var(u) at t_w that u⁰ seeds (:func:`initial_share_at_window`)."""
+    share of Var(u) at t_w that u⁰ seeds over the path sets with a window
+    (:func:`initial_share_at_window`)."""
     rows = []
     for d in sorted({int(c["d"]) for c in cells}):
         for cell in _by_delta(cells, d):
@@ -69,7 +76,7 @@ def cell_rows(model, sweep, cells):
                     "curvature_end_median": float(np.median(cell["curvature_end"])),
                     "curvature_open_share": float(np.mean(cell["curvature_open"])),
                     "growth_exponent_mean": float(np.mean(cell["growth_exponent"])),
-                    "u0_share_window_median": float(np.median(initial_share_at_window(cell))),
+                    "u0_share_window_median": _nanmedian(initial_share_at_window(cell)),
                 }
                 rows.append(row)
     return rows

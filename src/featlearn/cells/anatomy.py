@@ -194,7 +194,6 @@ def trial_anatomy(settings, d, delta, trial):
         "success": traj.final_rho >= settings.success_rho,
         "plateau_step": plateau.final_step if plateau.converged else -1,
         **reseeded_runs(settings, d, delta, trial, data, net, star),
-        "data_z1": first_hermite_score(data["y"], np.asarray(data["X"], dtype=np.float64) @ star[:, 0]),
     }
 
     def anatomy(theta):
@@ -204,6 +203,7 @@ def trial_anatomy(settings, d, delta, trial):
         rows = [anatomy(states[t]) if t in states else _missing(settings.k) for t in steps]
         for name in (*ANATOMY_FIELDS, *EIGEN_FIELDS):
             out[f"{run}_{name}"] = np.array([r[name] for r in rows])
+    out["data_z1"] = first_hermite_score(y, x @ star[:, 0])
     for name, value in anatomy(plateau.theta).items():
         out[f"plateau_{name}"] = value
     return out

@@ -102,8 +102,9 @@ def start(settings, rng, data):
 
 def fresh_start(settings, d, delta, trial, data, label):
     """The trial's network started afresh on its own ``data``: Θ(0) drawn as :func:`trial_setup` draws
-    it, from the init stream of the identity (trial, ``label``), so it is independent of the trial's
-    own start and reproducible."""
+    it, from the init stream of the identity (trial, ``label``): reproducible, and independent of the
+    trial's own start for a random init (a spectral init shares its first neuron's direction v̂, a
+    function of the data, up to sign)."""
     gens = seeds.trial_generators(*trial_identity(settings, d, delta, trial), label)
     return start(settings, gens["init"], data)
 

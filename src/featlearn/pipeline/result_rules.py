@@ -782,13 +782,15 @@ RESULT_RULES = (
                        caption="Per (sweep, d, δ), the sweep's own trials followed step by step: "
                        "escape steps, the restricted run's plateau step, the share of successful and "
                        "failed trials with an aligned negative Hessian eigenvalue before escape, the "
-                       "aligned window, ρ at its end, the growth left undriven, localisation, and the "
+                       "aligned window, ρ at its end, the growth left undriven, localisation, what seeds "
+                       "the escape (runs from u⁰ = 0 and from a fresh start, the data's |z₁|), and the "
                        "mechanism the cell supports (docs/escape.md, (E13)-(E18))."),
             TableEntry(name=ESCAPE_ANATOMY_VERDICT, output="verdict", target=True,
                        section="escape_anatomy",
-                       caption="Per sweep, every anatomy cell's trials pooled: the share of successful "
-                       "trials each reading (i)-(iv) describes, with its likelihood interval, and the "
-                       "verdict (supported, excluded) on the mechanism (docs/escape.md, (E18))."),
+                       caption="Per sweep, every anatomy cell's trials pooled: the share of trials each "
+                       "reading (i)-(vi) describes, with its likelihood interval, the chance agreement "
+                       "and the |z₁| separation, and the verdict (supported, excluded) on the mechanism "
+                       "(docs/escape.md, (E16c)-(E18))."),
         ),
         figures=(
             FigureEntry(stem="extra_escape_anatomy", section="escape_anatomy",
@@ -809,8 +811,8 @@ RESULT_RULES = (
                        caption="Per (model, d, δ, ρ_c), the success probability predicted from the finite "
                        "system's early window, mean ± s.e. over DMFT path sets of N = δd paths, by three "
                        "readings: the linear process to the window's end, the aligned growth exponent, the "
-                       "linear process while the curvature along θ* is negative (docs/escape.md, "
-                       "(E19)-(E22))."),
+                       "linear process while the curvature along θ* is negative; the window's median end "
+                       "and the share of Var(u) at its end that u⁰ seeds (docs/escape.md, (E19)-(E22))."),
             TableEntry(name=DELTA50_FINITE_N, output="delta50", target=True, section="escape.finite_n",
                        claims=True,
                        caption="Per (model, d, reading, ρ_c), δ₅₀(d) predicted from the early window, with "

@@ -15,9 +15,10 @@ weights").  This module predicts it from theory alone, with the finite system's 
 
       t_w = 1 + the last step of the first run of steps t ≤ T with an aligned negative outlier  (E19)
 
-  (0 when there is none; T when it never closes: then ``window_open``): the early window only, as the
-  anatomy's (E16b) is, so that the long-time outlier of δ > δ_NN(∞), which may appear late in
-  the horizon, does not enter it;
+  (0 when there is none; T when it never closes: then ``window_open``): one window only, so that the
+  long-time outlier of δ > δ_NN(∞), which may appear late in the horizon after the early window
+  has closed, does not extend it (the first run may open after t = 0: the anatomy's (E16b) is
+  anchored at the start, where the finite Hessian nearly always has the aligned direction);
 * candidate A, the linear process (E1) run to the window's end:
 
       P_A = P( max_{t ≤ t_w} |u^t| / √(d ‖θ^t‖²) ≥ ρ_c )                                      (E20)
