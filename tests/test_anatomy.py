@@ -156,20 +156,21 @@ def test_reseeded_outcomes_name_readings_v_and_vi():
         "reinit_final_rho": np.where(success, 0.9, 0.1),
         "data_z1": np.where(success, 1.0, -1.0),
     }
-    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
-    assert shares["zero_u_kept"][:2] == (5, 5) and shares["reinit_agree"][:2] == (10, 10)
-    assert shares["chance_agree"] == 0.5 and shares["z1_separation"] == 0.5  # equal |z₁|: a tie
-    assert shares["zero_u_kept"][2] > 0.5 and shares["reinit_agree"][2] > 0.5
+    row = anatomy_tables.seed_columns(_seed_summaries(cell))
+    assert (row["zero_u_kept"], row["zero_u_kept_of"]) == (5, 5)
+    assert (row["reinit_agree"], row["reinit_agree_of"]) == (10, 10)
+    assert row["chance_agree"] == 0.5 and row["z1_separation"] == 0.5  # equal |z₁|: a tie
+    assert row["zero_u_kept_low"] > 0.5 and row["reinit_agree_low"] > 0.5
     cell["zero_u_final_rho"] = np.full(10, 0.1)
     cell["reinit_final_rho"] = np.where(np.arange(10) % 2 == 0, 0.9, 0.1)
-    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
-    assert shares["zero_u_kept"][0] == 0 and shares["zero_u_kept"][3] < 0.5
-    k, n, low, high = shares["reinit_agree"]
-    assert (k, n) == (6, 10) and low < shares["chance_agree"] < high
+    row = anatomy_tables.seed_columns(_seed_summaries(cell))
+    assert row["zero_u_kept"] == 0 and row["zero_u_kept_high"] < 0.5
+    assert (row["reinit_agree"], row["reinit_agree_of"]) == (6, 10)
+    assert row["reinit_agree_low"] < row["chance_agree"] < row["reinit_agree_high"]
     cell["zero_u_final_rho"] = cell["reinit_final_rho"] = np.full(10, 0.9)
     cell["success"] = np.ones(10, bool)  # every run succeeds: nothing says what seeded it
-    shares = anatomy_tables.seed_shares(_seed_summaries(cell))
-    assert shares["zero_u_kept"][1] == shares["reinit_agree"][1] == 0 and math.isnan(shares["chance_agree"])
+    row = anatomy_tables.seed_columns(_seed_summaries(cell))
+    assert row["zero_u_kept_of"] == row["reinit_agree_of"] == 0 and math.isnan(row["chance_agree"])
 
 
 def test_the_cell_pads_trials_of_unequal_length():

@@ -4,10 +4,11 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from featlearn.analysis import claims
-from featlearn.analysis.criteria import agrees, allowed_gap
+from featlearn.analysis.criteria import agrees, allowed_gap, finite_median
 
 ROOT = Path(__file__).resolve().parents[1]
 ABOVE = math.inf  # direction for math.nextafter: the next float up
@@ -63,3 +64,9 @@ def test_the_rule_is_written_only_in_criteria():
     files = [*(ROOT / "src" / "featlearn").rglob("*.py"), *(ROOT / "workflow" / "scripts").glob("*.py")]
     found = [f.name for f in files if f.name != "criteria.py" and copy.search(f.read_text())]
     assert found == []
+
+
+def test_finite_median_ignores_what_is_not_finite():
+    assert finite_median([3.0, math.nan, 1.0, math.inf, 2.0]) == 2.0
+    assert finite_median(np.array([1.0, 2.0, np.nan])) == 1.5
+    assert math.isnan(finite_median([math.nan])) and math.isnan(finite_median([]))

@@ -42,7 +42,7 @@ import math
 import numpy as np
 from scipy import optimize, stats
 
-from featlearn.analysis.criteria import negative_aligned
+from featlearn.analysis.criteria import finite_median, negative_aligned
 
 LOCALISED_SHARE = 0.5
 """An eigenvector is localised when one sample carries at least this share of its negative curvature."""
@@ -165,15 +165,17 @@ def aligned_minimum(eigenvalues, overlap2):
     return np.where(negative_aligned(eigenvalues, overlap2), eigenvalues, 0.0).min(axis=-1)
 
 
-def _median(values):
-    values = [v for v in values if math.isfinite(v)]
-    return float(np.median(values)) if values else math.nan
-
-
 def _fraction(flags):
     k, n = int(sum(flags)), len(flags)
     low, high = binomial_interval(k, n)
     return k, n, low, high
+
+
+def _share_columns(name, flags, of=True):
+    """The columns of a share of ``flags``: ``name`` (k), ``name_low``, ``name_high`` (its interval
+    (E17)) and, with ``of``, ``name_of`` (n)."""
+    k, n, low, high = _fraction(flags)
+    return {name: k, **({f"{name}_of": n} if of else {}), f"{name}_low": low, f"{name}_high": high}
 
 
 def separation(success, failure):
@@ -206,35 +208,22 @@ def mechanism(row):
     return " + ".join(parts) or "none identified"
 
 
-def seed_shares(summaries):
+def seed_columns(summaries, of=True):
     """(E16c) over the trials of contested cells (some run of the cell, a trial or a fresh start,
-    succeeds and some fails: where every run ends alike, nothing tells what seeded it):
-    {name: (k, n, low, high)} of the successes that succeed again from u⁰ = 0 (``zero_u_kept``) and of
-    the trials whose fresh start agrees with them (``reinit_agree``); the mean chance agreement of
-    their cells (``chance_agree``); and :func:`separation` of the successes' and the failures' |z₁|
-    (E16d, ``z1_separation``)."""
+    succeeds and some fails: where every run ends alike, nothing tells what seeded it): the share
+    columns (:func:`_share_columns`) of the successes that succeed again from u⁰ = 0
+    (``zero_u_kept``) and of the trials whose fresh start agrees with them (``reinit_agree``); the mean
+    chance agreement of their cells (``chance_agree``); and :func:`separation` of the successes' and
+    the failures' |z₁| (E16d, ``z1_separation``)."""
     summaries = [x for x in summaries if x["chance_agreement"] < 1]
     won = [x for x in summaries if x["success"]]
     lost = [x for x in summaries if not x["success"]]
     return {
         "z1_separation": separation([abs(x["data_z1"]) for x in won], [abs(x["data_z1"]) for x in lost]),
-        "zero_u_kept": _fraction([x["zero_u_success"] for x in won]),
-        "reinit_agree": _fraction([x["reinit_agrees"] for x in summaries]),
+        **_share_columns("zero_u_kept", [x["zero_u_success"] for x in won], of),
+        **_share_columns("reinit_agree", [x["reinit_agrees"] for x in summaries], of),
         "chance_agree": float(np.mean([x["chance_agreement"] for x in summaries])) if summaries else math.nan,
     }
-
-
-def _seed_columns(summaries, of):
-    """The columns of :func:`seed_shares`: each share's k and interval (with ``of``, its n too), and the
-    two scalars."""
-    out = {}
-    for name, value in seed_shares(summaries).items():
-        if not isinstance(value, tuple):
-            out[name] = value
-            continue
-        k, n, low, high = value
-        out.update({name: k, f"{name}_low": low, f"{name}_high": high, **({f"{name}_of": n} if of else {})})
-    return out
 
 
 def cell_row(sweep, cell, summaries=None):
@@ -252,10 +241,10 @@ def cell_row(sweep, cell, summaries=None):
         "delta": float(cell["delta"]),
         "trials": len(s),
         "successes": len(won),
-        "escape_step_median": _median(escapes),
+        "escape_step_median": finite_median(escapes),
         "escape_step_q25": float(np.percentile(escapes, 25)) if escapes else math.nan,
         "escape_step_q75": float(np.percentile(escapes, 75)) if escapes else math.nan,
-        "plateau_step_median": _median([x["plateau_step"] for x in s if x["plateau_step"] >= 0]),
+        "plateau_step_median": finite_median([x["plateau_step"] for x in s if x["plateau_step"] >= 0]),
         "from_plateau": sum(0 <= x["plateau_step"] <= x["escape_step"] for x in won),
         "aligned_success": k,
         "aligned_success_low": low,
@@ -265,21 +254,21 @@ def cell_row(sweep, cell, summaries=None):
         "aligned_failure_low": lowf,
         "aligned_failure_high": highf,
         "restricted_aligned_success": sum(x["restricted_aligned_before"] for x in won),
-        "first_aligned_median": _median([x["first_aligned"] for x in won if x["first_aligned"] >= 0]),
-        "window_end_median": _median([x["window_end"] for x in s]),
+        "first_aligned_median": finite_median([x["first_aligned"] for x in won if x["first_aligned"] >= 0]),
+        "window_end_median": finite_median([x["window_end"] for x in s]),
         "escaped_in_window": sum(x["escaped_in_window"] for x in won),
-        "rho_window_success": _median([x["rho_window"] for x in won]),
-        "rho_window_failure": _median([x["rho_window"] for x in lost]),
+        "rho_window_success": finite_median([x["rho_window"] for x in won]),
+        "rho_window_failure": finite_median([x["rho_window"] for x in lost]),
         "rho_window_separation": separation([x["rho_window"] for x in won], [x["rho_window"] for x in lost]),
-        "growth_exponent_success": _median([x["growth_exponent"] for x in won]),
-        "growth_exponent_failure": _median([x["growth_exponent"] for x in lost]),
-        "undriven_share_median": _median([x["undriven_share"] for x in won]),
+        "growth_exponent_success": finite_median([x["growth_exponent"] for x in won]),
+        "growth_exponent_failure": finite_median([x["growth_exponent"] for x in lost]),
+        "undriven_share_median": finite_median([x["undriven_share"] for x in won]),
         "localised_states": len(localised),
         "localised_fraction": float(np.mean(localised)) if localised else math.nan,
         "neg_weight_start": float(np.nanmean(cell["full_neg_weight"][:, 0])),
         "h11_start": float(np.nanmean(cell["full_h11"][:, 0])),
         "n_neg_start": float(np.nanmean(cell["full_n_neg"][:, 0])),
-        **_seed_columns(s, of=False),
+        **seed_columns(s, of=False),
     }
     row["mechanism"] = mechanism(row)
     return row
@@ -311,12 +300,11 @@ def pooled_row(sweep, d, summaries):
         ("undriven", [s > 0.5 for s in shares]),
         ("localised_states", states),
     ):
-        k, n, low, high = _fraction(flags)
-        row.update({name: k, f"{name}_of": n, f"{name}_low": low, f"{name}_high": high})
-    row["rho_window_success"] = _median([x["rho_window"] for x in won])
-    row["rho_window_failure"] = _median([x["rho_window"] for x in lost])
+        row.update(_share_columns(name, flags))
+    row["rho_window_success"] = finite_median([x["rho_window"] for x in won])
+    row["rho_window_failure"] = finite_median([x["rho_window"] for x in lost])
     row["rho_window_separation"] = separation([x["rho_window"] for x in won], [x["rho_window"] for x in lost])
-    row.update(_seed_columns(summaries, of=True))
+    row.update(seed_columns(summaries))
     row["mechanism"] = pooled_mechanism(row)
     return row
 

@@ -2,12 +2,20 @@
 
 import math
 
+import numpy as np
+
 Z95 = 1.959963984540054
 """The 97.5 % normal quantile: a 95 % two-sided interval's half-width is Z95 σ."""
 
 ALIGNED_OVERLAP2 = 0.1
 """A Hessian eigenvector counts as aligned with the hard subspace when its overlap² with it is at
 least this."""
+
+
+def finite_median(values):
+    """The median of the finite ``values`` (NaN when none is)."""
+    values = [float(v) for v in values if math.isfinite(v)]
+    return float(np.median(values)) if values else math.nan
 
 
 def negative_aligned(eigenvalue, overlap2):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from featlearn.analysis.criteria import Z95
+from featlearn.analysis.criteria import Z95, finite_median
 from featlearn.analysis.prediction_tables import half_crossing
 from featlearn.io.table_names import DELTA50_FINITE_N_VS_GD, ESCAPE_FINITE_N
 from featlearn.model import seeds
@@ -39,12 +39,6 @@ def initial_share_at_window(cell):
     by definition and says nothing)."""
     share, ends = cell["u0_share"], np.asarray(cell["window_end"], int)
     return np.where(ends > 0, share[np.arange(share.shape[0]), ends], np.nan)
-
-
-def _nanmedian(values):
-    """The median of the finite ``values`` (NaN when none is)."""
-    values = values[np.isfinite(values)]
-    return float(np.median(values)) if values.size else math.nan
 
 
 def cell_rows(model, sweep, cells):
@@ -76,7 +70,7 @@ def cell_rows(model, sweep, cells):
                     "curvature_end_median": float(np.median(cell["curvature_end"])),
                     "curvature_open_share": float(np.mean(cell["curvature_open"])),
                     "growth_exponent_mean": float(np.mean(cell["growth_exponent"])),
-                    "u0_share_window_median": _nanmedian(initial_share_at_window(cell)),
+                    "u0_share_window_median": finite_median(initial_share_at_window(cell)),
                 }
                 rows.append(row)
     return rows

@@ -234,12 +234,11 @@ def reseeded_runs(settings, d, delta, trial, data, net, star):
     from a fresh start (``trials.fresh_start``, label "reinit"); their final ρ (``zero_u_final_rho``,
     ``reinit_final_rho``).  If (a) keeps the outcome, the initial hard coordinate u⁰ did not decide
     it; if (b) keeps it more often than the cell's outcomes would by chance, the data set did."""
-    out = {}
+    out, ends = {}, np.array([0, settings.steps])
     for name, start in (
         ("zero_u", without_hard_component(net, star)),
         ("reinit", trials.fresh_start(settings, d, delta, trial, data, "reinit")),
     ):
-        ends = np.array([0, settings.steps])
         out[f"{name}_final_rho"] = gd.run(
             data, start, trials.schedule(settings, data, start, grid=ends)
         ).final_rho
