@@ -1,8 +1,10 @@
 """The prediction from the finite system's early window (theory.finite_n, analysis.finite_n_tables;
 docs/escape.md (E19)-(E23)): the window's end and growth exponent on planted tracks, the growth
 probability against Monte Carlo, a path set's arrays and determinism, the predicted δ₅₀'s bootstrap
-interval against a planted crossing, and the verdict's closed form."""
+interval against a planted crossing, and the verdict's closed form; a path set's finite-Hessian
+readings (E24) read its own scan."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -10,8 +12,9 @@ import pytest
 from conftest import GELU, ROOT
 
 from featlearn.analysis import criteria, finite_n_tables
+from featlearn.model import seeds
 from featlearn.pipeline.jobs import KIND
-from featlearn.theory import dmft, escape, finite_n
+from featlearn.theory import dmft, escape, finite_hessian, finite_n
 from featlearn.theory.delta_nn import outlier_track
 
 NAN = np.nan
@@ -30,9 +33,9 @@ def test_window_ends_at_the_first_close_of_the_aligned_negative_outlier():
 
 def test_growth_exponent_sums_the_aligned_steps_before_the_window_end():
     outlier = np.array([-1.0, -0.5, -2.0, -3.0])
-    overlap2 = np.array([0.5, 0.05, 0.5, 0.5])
+    hits = finite_n.aligned_steps(outlier, np.array([0.5, 0.05, 0.5, 0.5]), 0.1)
     expected = math.log(1 + 0.5 * 1.0) + math.log(1 + 0.5 * 2.0)  # step 1 not aligned, step 3 after t_w
-    assert finite_n.growth_exponent(outlier, overlap2, 0.1, 0.5, 3) == pytest.approx(expected)
+    assert finite_n.growth_exponent(outlier, hits, 0.5, 3) == pytest.approx(expected)
 
 
 def test_growth_probability_is_that_of_the_amplified_initial_coordinate(rng):
@@ -52,6 +55,8 @@ SETTINGS = FINITE_N(
     samples=2000,
     rho_c=(0.3, 0.45),
     aligned=0.1,
+    k=3,
+    hessian_d=(100,),
 )
 """The tiny config's GeLU model on y = z² − 1, over a short horizon."""
 
@@ -71,8 +76,17 @@ def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track(
     assert (
         np.all((one["p_linear"] >= 0) & (one["p_linear"] <= 1)) and one["p_linear"][0] >= one["p_linear"][1]
     )
+    rows = finite_hessian.surrogate_rows(
+        res.g2, d, np.random.default_rng(seeds.identity_entropy(*identity, "rows"))
+    )
+    hits, lam = finite_hessian.aligned_scan(rows, res.w, 0.1, 3)
+    assert (one["hessian_window_end"], one["hessian_window_open"]) == finite_n.first_run_end(hits)
+    np.testing.assert_array_equal(one["hessian_lambda"], lam)
+    for key in ("p_hessian_linear", "p_hessian_growth"):
+        assert one[key].shape == (2,) and np.all((one[key] >= 0) & (one[key] <= 1))
     again = finite_n.path_set(SETTINGS, d, delta, 0)
     np.testing.assert_array_equal(again["p_curvature"], one["p_curvature"])
+    np.testing.assert_array_equal(again["p_hessian_growth"], one["p_hessian_growth"])
     other = finite_n.path_set(SETTINGS, d, delta, 1)
     assert not np.array_equal(other["outlier"], one["outlier"], equal_nan=True)
 
@@ -258,3 +272,15 @@ def test_the_early_window_figure_draws_what_its_caption_names():
     assert len(arrows) == 1 and to_rgba(arrows[0].arrow_patch.get_edgecolor()) == to_rgba(
         READING_STYLE["growth"][0]
     )
+
+
+def test_the_finite_hessian_readings_are_left_out_where_not_computed(rng):
+    """Outside ``hessian_d`` a path set has NaN finite-Hessian entries and the δ₅₀ table no rows for
+    those readings; the other readings are unchanged."""
+    elsewhere = dataclasses.replace(SETTINGS, hessian_d=())
+    one = finite_n.path_set(elsewhere, 100, 6.0, 0)
+    assert math.isnan(one["hessian_window_end"]) and np.all(np.isnan(one["p_hessian_growth"]))
+    np.testing.assert_array_equal(one["p_linear"], finite_n.path_set(SETTINGS, 100, 6.0, 0)["p_linear"])
+    cells = [finite_n.finite_n_cell(elsewhere, 100, dl, log=lambda *a: None) for dl in (5.0, 8.0)]
+    readings = {r["reading"] for r in finite_n_tables.delta50_rows("gelu", "gelu", cells, 0)}
+    assert readings == {"linear", "growth", "curvature"}

@@ -6,7 +6,8 @@ with the verdict (``compare_rows``).
 
 Readings (``READINGS``): ``linear`` (E20), the linear process to the window's end; ``growth`` (E21),
 the aligned growth exponent; ``curvature``, the linear process while the curvature along θ*,
-H₁₁(t) = E[g² w^t], is negative.
+H₁₁(t) = E[g² w^t], is negative; ``hessian_linear`` and ``hessian_growth``, the same two with the
+window and the aligned eigenvalue of the finite Hessian (E24) in place of the outlier equations'.
 """
 
 import math
@@ -18,7 +19,13 @@ from featlearn.analysis.prediction_tables import half_crossing
 from featlearn.io.table_names import DELTA50_FINITE_N_VS_GD, ESCAPE_FINITE_N
 from featlearn.model import seeds
 
-READINGS = {"linear": "p_linear", "growth": "p_growth", "curvature": "p_curvature"}
+READINGS = {
+    "linear": "p_linear",
+    "growth": "p_growth",
+    "curvature": "p_curvature",
+    "hessian_linear": "p_hessian_linear",
+    "hessian_growth": "p_hessian_growth",
+}
 """Reading name → the cell array of its success probability, indexed [path set, ρ_c]."""
 
 BOOTSTRAP = 400
@@ -44,7 +51,8 @@ def initial_share_at_window(cell):
 def cell_rows(model, sweep, cells):
     """One row per (d, δ, ρ_c): for each reading the mean P over path sets (E22) and its s.e., with
     the window's median end (E19), the share of path sets whose window is still open at the horizon,
-    the median end of the negative-curvature stretch, the mean growth exponent Γ (E21) and the median
+    the median end of the negative-curvature stretch, the mean growth exponent Γ (E21), the same
+    window columns for the finite Hessian (E24), and the median
     share of Var(u) at t_w that u⁰ seeds over the path sets with a window
     (:func:`initial_share_at_window`)."""
     rows = []
@@ -70,6 +78,9 @@ def cell_rows(model, sweep, cells):
                     "curvature_end_median": float(np.median(cell["curvature_end"])),
                     "curvature_open_share": float(np.mean(cell["curvature_open"])),
                     "growth_exponent_mean": float(np.mean(cell["growth_exponent"])),
+                    "hessian_window_end_median": float(np.median(cell["hessian_window_end"])),
+                    "hessian_window_open_share": float(np.mean(cell["hessian_window_open"])),
+                    "hessian_growth_exponent_mean": float(np.mean(cell["hessian_growth_exponent"])),
                     "u0_share_window_median": finite_median(initial_share_at_window(cell)),
                 }
                 rows.append(row)
@@ -113,12 +124,15 @@ def verdict(predicted, pred_low, pred_high, measured, measured_err):
 
 def delta50_rows(model, sweep, cells, seed):
     """Per (d, reading, ρ_c): the predicted δ₅₀(d) (``predicted_delta50``), its interval, its value from
-    half the path sets and its status.  The bootstrap is seeded by (seed, model, d, reading, ρ_c)."""
+    half the path sets and its status; no row for a reading not computed at that d.  The bootstrap is
+    seeded by (seed, model, d, reading, ρ_c)."""
     rows = []
     for d in sorted({int(c["d"]) for c in cells}):
         by_delta = _by_delta(cells, d)
         deltas = [float(c["delta"]) for c in by_delta]
         for name, key in READINGS.items():
+            if not any(np.isfinite(c[key]).any() for c in by_delta):
+                continue  # not computed at this d (the finite Hessian outside ``hessian_d``)
             for j, rho_c in enumerate(by_delta[0]["rho_c"]):
                 rng = np.random.default_rng(
                     seeds.identity_entropy(seed, "finite-n-bootstrap", model, d, name, j)

@@ -680,9 +680,10 @@ KINDS = (
             (E19)–(E22)) at one (d, δ) of a theory model: ``path_sets`` restricted DMFT solves with
             N = round(δd) paths over ``horizon`` steps, the aligned outlier (overlap² ≥ ``aligned``) at
             every step, ``samples`` paths of the hard-coordinate process, the critical overlaps
-            ``rho_c``.""",
+            ``rho_c``; the finite Hessian (E24) with its ``k`` smallest eigenpairs per step, where d is one
+            of ``hessian_d``.""",
             MODEL,
-            ("horizon", "path_sets", "samples", "rho_c", "aligned"),
+            ("horizon", "path_sets", "samples", "rho_c", "aligned", "k", "hessian_d"),
             without=THEORY_FIXES,
             supported=THEORY,
         ),
@@ -690,7 +691,7 @@ KINDS = (
         experiment="finite_n_{model}",
         sources={
             "horizon": "escape.finite_n.horizon.{model}",
-            **{k: f"escape.finite_n.{k}" for k in ("path_sets", "samples", "aligned")},
+            **{k: f"escape.finite_n.{k}" for k in ("path_sets", "samples", "aligned", "k", "hessian_d")},
             "rho_c": "escape.prediction.rho_c",
         },
         cost=resources.finite_n,

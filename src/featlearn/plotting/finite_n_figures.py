@@ -10,6 +10,8 @@ READING_STYLE = {
     "linear": ("tab:blue", "o", "linear process to the window's end (E20)"),
     "growth": ("tab:orange", "s", "aligned growth exponent (E21)"),
     "curvature": ("tab:green", "^", "linear process while θ*ᵀHθ* < 0"),
+    "hessian_linear": ("tab:purple", "v", "linear process to the finite Hessian's window (E24)"),
+    "hessian_growth": ("tab:red", "P", "finite Hessian's aligned growth (E24)"),
 }
 """Reading → (colour, marker, legend label)."""
 
@@ -31,7 +33,7 @@ def finite_n_figure(rows, rho_c):
     """Per model a panel: the measured δ₅₀(d) (black, profile interval) and each reading's predicted
     δ₅₀(d) at ``rho_c`` (bootstrap interval over path sets; an arrow where it is open upwards)."""
     models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, len(models), figsize=(7.2, 3.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(7.2, 3.4), squeeze=False)
     for ax, model in zip(axes[0], models, strict=True):
         mine = [r for r in rows if r["model"] == model and math.isclose(r["rho_c"], rho_c)]
         first = [r for r in mine if r["reading"] == "linear"]
@@ -69,5 +71,5 @@ def finite_n_figure(rows, rho_c):
         ax.tick_params(labelsize=8)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    fig.tight_layout(rect=(0, 0.21, 1, 1))
     return fig

@@ -30,6 +30,9 @@ weights").  This module predicts it from theory alone, with the finite system's 
       P_C = P( r₀|Z| e^Γ ≥ √d ρ_c ‖θ^{t_w}‖ ) = erfc( √d ρ_c ‖θ^{t_w}‖ e^{−Γ} / (√2 r₀) )       (E21)
 
   (u⁰ = √d θ₁⁰ ~ N(0, r₀²) amplified by the aligned mode alone);
+* the same two with the finite Hessian (E24) of the path set (``theory.finite_hessian``: the law of
+  (g², w^t) at the system's own n and d instead of its n → ∞ limit) giving the window's end and the
+  aligned eigenvalue λ_al(t) in place of the outlier equations' t_w and λ_o(t);
 * the prediction at (d, δ) is the mean over path sets (the trials' data sets vary too), with its
   standard error:
 
@@ -42,7 +45,7 @@ import numpy as np
 from scipy import special
 
 from featlearn.model import seeds
-from featlearn.theory import dmft, escape
+from featlearn.theory import dmft, escape, finite_hessian
 from featlearn.theory.delta_nn import outlier_track
 from featlearn.theory.prediction import crossing_statistics, gaussian_paths
 
@@ -52,10 +55,15 @@ def samples_of(d, delta):
     return int(round(delta * d))
 
 
+def aligned_steps(outlier, overlap2, aligned):
+    """The steps whose outlier is negative with overlap² ≥ ``aligned`` (NaN compares False: none)."""
+    return (outlier < 0) & (overlap2 >= aligned)
+
+
 def window_end(outlier, overlap2, aligned):
-    """(t_w, open) of (E19): one past the end of the first run of steps whose outlier is negative with
-    overlap² ≥ ``aligned`` (0 when no step has one); ``open`` when that run reaches the horizon."""
-    return first_run_end((outlier < 0) & (overlap2 >= aligned))  # NaN compares False: no outlier
+    """(t_w, open) of (E19): one past the end of the first run of :func:`aligned_steps` (0 when no
+    step is aligned); ``open`` when that run reaches the horizon."""
+    return first_run_end(aligned_steps(outlier, overlap2, aligned))
 
 
 def first_run_end(hits):
@@ -71,11 +79,11 @@ def first_run_end(hits):
     return start + int(after[0]), False
 
 
-def growth_exponent(outlier, overlap2, aligned, lr, t_w):
-    """Γ of (E21): Σ over the aligned steps t < t_w of ln(1 − η λ_o(t))."""
-    steps = np.arange(outlier.size) < t_w
-    hits = steps & (outlier < 0) & (overlap2 >= aligned)
-    return float(np.sum(np.log1p(-lr * outlier[hits])))
+def growth_exponent(eigenvalue, hits, lr, t_w):
+    """Γ of (E21): Σ over the aligned steps t < t_w (``hits``) of ln(1 − η λ(t)), λ the aligned
+    eigenvalue (the outlier λ_o, or λ_al of the finite Hessian (E24))."""
+    use = (np.arange(eigenvalue.size) < t_w) & hits
+    return float(np.sum(np.log1p(-lr * eigenvalue[use])))
 
 
 def growth_probability(gamma, norm2, d, rho_c, r0):
@@ -83,32 +91,73 @@ def growth_probability(gamma, norm2, d, rho_c, r0):
     return float(special.erfc(np.sqrt(d) * rho_c * np.sqrt(norm2) * np.exp(-gamma) / (np.sqrt(2) * r0)))
 
 
+def _finite_hessian_window(res, d, identity, s):
+    """(t_w, open, Γ, λ_al) of the path set's finite Hessian (E24): its rows drawn from the path set's
+    identity with the label "rows", the aligned scan to the first close, Γ as in (E21)."""
+    rows = finite_hessian.surrogate_rows(
+        res.g2, d, np.random.default_rng(seeds.identity_entropy(*identity, "rows"))
+    )
+    hits, lam = finite_hessian.aligned_scan(rows, res.w, s.aligned, s.k)
+    t_f, still_open = first_run_end(hits)
+    return t_f, still_open, growth_exponent(lam, hits, s.lr, t_f), lam
+
+
+def _hessian_readings(hessian, linear, growth, s):
+    """The finite-Hessian entries of a path set: window, Γ, λ_al and P of the two readings at every
+    ρ_c; NaN where ``hessian`` is None (d not in ``hessian_d``: not computed)."""
+    if hessian is None:
+        nan = np.full(len(s.rho_c), np.nan)
+        t_f, still_open, gamma, lam = np.nan, np.nan, np.nan, np.full(s.horizon + 1, np.nan)
+        p_linear = p_growth = nan
+    else:
+        t_f, still_open, gamma, lam = hessian
+        p_linear, p_growth = linear(t_f), growth(gamma, t_f)
+    return {
+        "hessian_window_end": t_f,
+        "hessian_window_open": still_open,
+        "hessian_growth_exponent": gamma,
+        "p_hessian_linear": p_linear,
+        "p_hessian_growth": p_growth,
+        "hessian_lambda": lam,
+    }
+
+
 def path_set(settings, d, delta, index):
     """One path set at (d, δ): the restricted DMFT with N = round(δd) paths over ``horizon`` steps, its
-    aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c."""
+    aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c; the same from its
+    finite Hessian (E24) where d is one of ``hessian_d`` (NaN elsewhere)."""
     s = settings
     identity = (s.seed, "finite-n", s.experiment, s.activation, s.link, float(delta), int(d), int(index))
     res = dmft.solve_for(s, delta, s.horizon, samples_of(d, delta), identity)
     track = outlier_track(res, np.arange(s.horizon + 1))
     outlier, overlap2 = track["outlier"], track["overlap2"]
-    t_w, still_open = window_end(outlier, overlap2, s.aligned)
-    gamma = growth_exponent(outlier, overlap2, s.aligned, s.lr, t_w)
+    hits = aligned_steps(outlier, overlap2, s.aligned)
+    t_w, still_open = first_run_end(hits)
+    gamma = growth_exponent(outlier, hits, s.lr, t_w)
     t_h, curvature_open = first_run_end(res.h11 < 0)
+    hessian = _finite_hessian_window(res, d, identity, s) if int(d) in s.hessian_d else None
     cov = escape.covariance(res, s.r0)
     rng = np.random.default_rng(seeds.identity_entropy(*identity, "paths"))
     u = gaussian_paths(cov, s.samples, rng)
-    p_linear = [crossing_statistics(u[:, : t_w + 1], res.norm2[: t_w + 1], d, rho_c)[0] for rho_c in s.rho_c]
-    p_curv = [crossing_statistics(u[:, : t_h + 1], res.norm2[: t_h + 1], d, rho_c)[0] for rho_c in s.rho_c]
-    p_growth = [growth_probability(gamma, res.norm2[t_w], d, rho_c, s.r0) for rho_c in s.rho_c]
+
+    def linear(end):  # (E20) over the steps t ≤ end
+        return np.array(
+            [crossing_statistics(u[:, : end + 1], res.norm2[: end + 1], d, rc)[0] for rc in s.rho_c]
+        )
+
+    def growth(exponent, end):  # (E21)
+        return np.array([growth_probability(exponent, res.norm2[end], d, rc, s.r0) for rc in s.rho_c])
+
     return {
         "window_end": t_w,
         "window_open": still_open,
         "growth_exponent": gamma,
-        "p_linear": np.array(p_linear),
-        "p_growth": np.array(p_growth),
+        "p_linear": linear(t_w),
+        "p_growth": growth(gamma, t_w),
         "curvature_end": t_h,
         "curvature_open": curvature_open,
-        "p_curvature": np.array(p_curv),
+        "p_curvature": linear(t_h),
+        **_hessian_readings(hessian, linear, growth, s),
         "outlier": outlier,
         "overlap2": overlap2,
         "h11": res.h11,
@@ -126,7 +175,8 @@ def finite_n_cell(settings, d, delta, log=print):
         p = sets[-1]
         log(
             f"path set {index}: N={n} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
-            f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()}"
+            f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()} "
+            f"finite Hessian: t_w={p['hessian_window_end']} Gamma={p['hessian_growth_exponent']:.3f}"
         )
     out = {key: np.array([p[key] for p in sets]) for key in sets[0]}
     return {**out, "d": d, "delta": delta, "n": n, "rho_c": np.asarray(settings.rho_c)}
