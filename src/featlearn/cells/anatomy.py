@@ -29,7 +29,7 @@ from featlearn.gd import engine as gd
 from featlearn.gd import trials
 from featlearn.hessian.plateau import hard_directions
 from featlearn.model import network
-from featlearn.model.hessian_spectrum import weighted_gram
+from featlearn.theory.finite_hessian import weighted_gram
 from featlearn.theory.outlier import empirical_weights
 
 OVERLAP_FLOOR = 1e-14

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from featlearn.model import network
@@ -82,28 +81,6 @@ def _bottom(op_or_matrix, k, tol, v0=None):
     vals, vecs = eigsh(op_or_matrix, k=k, which="SA", tol=tol, v0=start)
     order = np.argsort(vals)
     return vals[order], vecs[:, order]
-
-
-def weighted_gram(x, w):
-    """H = (1/n) Xᵀ diag(w) X, upper triangle only: one ``syrk`` over the rows of positive weight
-    minus one over those of negative weight (n·d² multiply-adds in all)."""
-    n, up = x.shape[0], w > 0
-
-    def gram(rows, weights):
-        return blas.dsyrk(1.0 / n, (np.sqrt(weights)[:, None] * rows).T, trans=0)
-
-    return gram(x[up], w[up]) - gram(x[~up], -w[~up])
-
-
-def weighted_gram_bottom(x, w, k, dense_max=DENSE_MAX, tol=1e-8):
-    """The ``k`` smallest eigenpairs (ascending) of H = (1/n) Xᵀ diag(w) X for float64 rows ``x``
-    (n × d): dense ``eigh`` of :func:`weighted_gram` when d ≤ ``dense_max``, else Lanczos on
-    v ↦ Xᵀ(w ⊙ Xv)/n from the fixed start of :func:`_bottom`."""
-    n, d = x.shape
-    if d <= dense_max:
-        return linalg.eigh(weighted_gram(x, w), lower=False, subset_by_index=[0, k - 1], driver="evr")
-    operator = LinearOperator((d, d), matvec=lambda v: x.T @ (w * (x @ v)) / n, dtype=np.float64)
-    return _bottom(operator, k, tol)
 
 
 def spectrum_of(hmat, basis, k=3, tol=1e-8):
