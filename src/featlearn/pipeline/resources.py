@@ -269,13 +269,14 @@ def prediction(config, w, s):
 def finite_n(config, w, s):
     """A finite-n window cell (``theory.finite_n``): ``path_sets`` DMFT solves with N = δd paths, the
     outlier equations at every step (~5 ms each), the finite Hessian (E24) at up to every step (n·d²
-    to form, ≈ 10·d³ to diagonalise; the scan stops at the window's close) and the sampled paths of
+    to form, ≈ 2·d³ to reduce for its k smallest eigenpairs; the scan stops at the window's close,
+    charged here at the horizon) and the sampled paths of
     the process (negligible); the rows (n × d) and the Hessian (d × d, twice) in memory.  The finite
     Hessian only where d is one of ``hessian_d``."""
     n, d, steps = round(float(w.delta) * int(w.d)), int(w.d), (s.horizon + 1) * s.path_sets
     hessian = int(d in s.hessian_d)
     seconds = JOB_START + dmft_seconds(n, s.horizon, s.path_sets) + 0.005 * steps
-    seconds += hessian * steps * (n * d * d + 10 * d**3) / EIGH_FLOPS
+    seconds += hessian * steps * (n * d * d + 2 * d**3) / EIGH_FLOPS
     return dmft_mem_mb(n, s.horizon) + hessian * (_mb(8 * (n * d + 2 * d * d)) - BASE_MB), seconds
 
 
