@@ -20,14 +20,19 @@ from featlearn.theory.delta_nn import outlier_track
 NAN = np.nan
 
 
+def _window(outlier, overlap2, aligned):
+    """(t_w, open) of (E19) on an outlier track."""
+    return finite_n.first_run_end(finite_n.aligned_steps(outlier, overlap2, aligned))
+
+
 def test_window_ends_at_the_first_close_of_the_aligned_negative_outlier():
     outlier = np.array([-1.0, -0.8, NAN, -0.5, -0.4, NAN, NAN])
     overlap2 = np.array([0.3, 0.05, NAN, 0.2, 0.02, NAN, NAN])
-    assert finite_n.window_end(outlier, overlap2, 0.1) == (1, False)  # closes at step 1; step 3 reopens it
-    assert finite_n.window_end(outlier, overlap2, 0.5) == (0, False)  # none aligned enough
-    assert finite_n.window_end(np.array([-1.0, -1.0]), np.array([0.5, 0.5]), 0.1) == (1, True)  # still open
+    assert _window(outlier, overlap2, 0.1) == (1, False)  # closes at step 1; step 3 reopens it
+    assert _window(outlier, overlap2, 0.5) == (0, False)  # none aligned enough
+    assert _window(np.array([-1.0, -1.0]), np.array([0.5, 0.5]), 0.1) == (1, True)  # still open
     late = np.array([0.2, -1.0, -1.0, 0.3, -2.0])  # opens at step 1, closes at 3, a late outlier at 4
-    assert finite_n.window_end(late, np.full(5, 0.5), 0.1) == (3, False)
+    assert _window(late, np.full(5, 0.5), 0.1) == (3, False)
     assert finite_n.first_run_end([False, False, True]) == (2, True)
 
 
@@ -69,7 +74,7 @@ def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track(
     track = outlier_track(res, np.arange(SETTINGS.horizon + 1))
     np.testing.assert_array_equal(one["outlier"], track["outlier"])
     np.testing.assert_array_equal(one["h11"], res.h11)
-    t_w, _ = finite_n.window_end(track["outlier"], track["overlap2"], 0.1)
+    t_w, _ = _window(track["outlier"], track["overlap2"], 0.1)
     assert one["window_end"] == t_w
     np.testing.assert_array_equal(one["u0_share"], escape.initial_share(res, SETTINGS.r0))
     assert one["u0_share"][0] == pytest.approx(1.0) and np.all((one["u0_share"] > 0) & (one["u0_share"] <= 1))
@@ -82,6 +87,11 @@ def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track(
     hits, lam = finite_hessian.aligned_scan(rows, res.w, 0.1, 3)
     assert (one["hessian_window_end"], one["hessian_window_open"]) == finite_n.first_run_end(hits)
     np.testing.assert_array_equal(one["hessian_lambda"], lam)
+    t_f = one["hessian_window_end"]
+    gamma = finite_n.growth_exponent(lam, hits, SETTINGS.lr, t_f)
+    assert one["hessian_growth_exponent"] == gamma
+    growth = [finite_n.growth_probability(gamma, res.norm2[t_f], d, rc, SETTINGS.r0) for rc in SETTINGS.rho_c]
+    np.testing.assert_array_equal(one["p_hessian_growth"], growth)
     for key in ("p_hessian_linear", "p_hessian_growth"):
         assert one[key].shape == (2,) and np.all((one[key] >= 0) & (one[key] <= 1))
     again = finite_n.path_set(SETTINGS, d, delta, 0)
@@ -284,3 +294,33 @@ def test_the_finite_hessian_readings_are_left_out_where_not_computed(rng):
     cells = [finite_n.finite_n_cell(elsewhere, 100, dl, log=lambda *a: None) for dl in (5.0, 8.0)]
     readings = {r["reading"] for r in finite_n_tables.delta50_rows("gelu", "gelu", cells, 0)}
     assert readings == {"linear", "growth", "curvature"}
+
+
+def test_cells_without_the_finite_hessian_readings_are_read_as_not_computed():
+    """Cells made before the readings existed (no keys) or at a d where only some δ have them give no
+    δ₅₀ row for those readings, and NaN window columns, instead of a KeyError or a crossing on a
+    partial grid."""
+    cells = [finite_n.finite_n_cell(SETTINGS, 100, dl, log=lambda *a: None) for dl in (5.0, 8.0)]
+    old = [{k: v for k, v in c.items() if "hessian" not in k} for c in cells]
+    assert {r["reading"] for r in finite_n_tables.delta50_rows("gelu", "gelu", old, 0)} == {
+        "linear",
+        "growth",
+        "curvature",
+    }
+    assert math.isnan(finite_n_tables.cell_rows("gelu", "gelu", old)[0]["hessian_window_end_median"])
+    partial = [cells[0], old[1]]
+    readings = {r["reading"] for r in finite_n_tables.delta50_rows("gelu", "gelu", partial, 0)}
+    assert "hessian_growth" not in readings
+    complete = {r["reading"] for r in finite_n_tables.delta50_rows("gelu", "gelu", cells, 0)}
+    assert {"hessian_linear", "hessian_growth"} <= complete
+
+
+def test_a_finite_hessian_d_must_be_a_predicted_d():
+    from featlearn.pipeline import checks
+    from featlearn.plan import load_config
+
+    config = load_config([ROOT / "config.yaml"])
+    config["escape"]["finite_n"]["hessian_d"] = [250, 700]
+    with pytest.raises(checks.ConfigError) as error:
+        checks.references(config)
+    assert error.value.key == "escape.finite_n.hessian_d.1" and "\n" not in str(error.value)

@@ -39,6 +39,21 @@ def _by_delta(cells, d):
     return sorted((c for c in cells if int(c["d"]) == d), key=lambda c: float(c["delta"]))
 
 
+def _entry(cell, key):
+    """``cell[key]``, or NaN of the path-set shape where the cell lacks it (a cell made before the
+    finite-Hessian readings existed)."""
+    if key in cell:
+        return cell[key]
+    sets, levels = cell["p_linear"].shape
+    return np.full((sets, levels), np.nan) if key.startswith("p_") else np.full(sets, np.nan)
+
+
+def _computed(by_delta, key):
+    """Whether reading ``key`` was computed at every δ of a d (the finite Hessian only where d is one
+    of ``hessian_d``; cells of two runs may differ): a δ₅₀ needs the whole δ grid."""
+    return all(np.isfinite(_entry(c, key)).all() for c in by_delta)
+
+
 def initial_share_at_window(cell):
     """Per path set, the share of Var(u) that u⁰ carries at the window's end t_w (``u0_share``,
     (E21b)): how much of what the window amplifies the initial hard coordinate seeds, the rest being
@@ -69,7 +84,7 @@ def cell_rows(model, sweep, cells):
                 }
                 row |= {"rho_c": float(rho_c), "path_sets": sets}
                 for name, key in READINGS.items():
-                    p = cell[key][:, j]
+                    p = _entry(cell, key)[:, j]
                     row[f"p_{name}"] = float(p.mean())
                     row[f"p_{name}_se"] = float(p.std(ddof=1) / math.sqrt(sets))
                 row |= {
@@ -78,9 +93,9 @@ def cell_rows(model, sweep, cells):
                     "curvature_end_median": float(np.median(cell["curvature_end"])),
                     "curvature_open_share": float(np.mean(cell["curvature_open"])),
                     "growth_exponent_mean": float(np.mean(cell["growth_exponent"])),
-                    "hessian_window_end_median": float(np.median(cell["hessian_window_end"])),
-                    "hessian_window_open_share": float(np.mean(cell["hessian_window_open"])),
-                    "hessian_growth_exponent_mean": float(np.mean(cell["hessian_growth_exponent"])),
+                    "hessian_window_end_median": float(np.median(_entry(cell, "hessian_window_end"))),
+                    "hessian_window_open_share": float(np.mean(_entry(cell, "hessian_window_open"))),
+                    "hessian_growth_exponent_mean": float(np.mean(_entry(cell, "hessian_growth_exponent"))),
                     "u0_share_window_median": finite_median(initial_share_at_window(cell)),
                 }
                 rows.append(row)
@@ -124,20 +139,20 @@ def verdict(predicted, pred_low, pred_high, measured, measured_err):
 
 def delta50_rows(model, sweep, cells, seed):
     """Per (d, reading, ρ_c): the predicted δ₅₀(d) (``predicted_delta50``), its interval, its value from
-    half the path sets and its status; no row for a reading not computed at that d.  The bootstrap is
-    seeded by (seed, model, d, reading, ρ_c)."""
+    half the path sets and its status; no row for a reading not computed at every δ of that d
+    (:func:`_computed`).  The bootstrap is seeded by (seed, model, d, reading, ρ_c)."""
     rows = []
     for d in sorted({int(c["d"]) for c in cells}):
         by_delta = _by_delta(cells, d)
         deltas = [float(c["delta"]) for c in by_delta]
         for name, key in READINGS.items():
-            if not any(np.isfinite(c[key]).any() for c in by_delta):
-                continue  # not computed at this d (the finite Hessian outside ``hessian_d``)
+            if not _computed(by_delta, key):
+                continue
             for j, rho_c in enumerate(by_delta[0]["rho_c"]):
                 rng = np.random.default_rng(
                     seeds.identity_entropy(seed, "finite-n-bootstrap", model, d, name, j)
                 )
-                pred = predicted_delta50(deltas, [c[key][:, j] for c in by_delta], rng)
+                pred = predicted_delta50(deltas, [_entry(c, key)[:, j] for c in by_delta], rng)
                 row = {"model": model, "sweep": sweep, "d": d, "reading": name, "rho_c": float(rho_c)}
                 rows.append(
                     row

@@ -24,12 +24,12 @@ from collections import deque
 
 import numpy as np
 from scipy import optimize
+from scipy.linalg import blas
 
 from featlearn.gd import engine as gd
 from featlearn.gd import trials
 from featlearn.hessian.plateau import hard_directions
 from featlearn.model import network
-from featlearn.theory.finite_hessian import weighted_gram
 from featlearn.theory.outlier import empirical_weights
 
 OVERLAP_FLOOR = 1e-14
@@ -103,6 +103,17 @@ def bulk_edge(eigenvalues, components):
 ANATOMY_FIELDS = ("grad_norm", "rho", "u", "neg_weight", "n_neg", "h11", "bulk_edge")
 """The scalar observables of one state; the per-eigenvector ones are ``EIGEN_FIELDS``."""
 EIGEN_FIELDS = ("eigenvalues", "overlap2", "participation", "top_share")
+
+
+def weighted_gram(x, w):
+    """H = (1/n) Xᵀ diag(w) X, upper triangle only: one ``syrk`` over the rows of positive weight
+    minus one over those of negative weight (n·d² multiply-adds in all)."""
+    n, up = x.shape[0], w > 0
+
+    def gram(rows, weights):
+        return blas.dsyrk(1.0 / n, (np.sqrt(weights)[:, None] * rows).T, trans=0)
+
+    return gram(x[up], w[up]) - gram(x[~up], -w[~up])
 
 
 def state_anatomy(x, y, theta, a, b, activation, star, k):

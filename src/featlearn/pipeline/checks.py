@@ -247,6 +247,11 @@ REFERENCES = (
     ("escape.finite_n.models.<>", "theory.models"),
     ("escape.finite_n.models.*.sweep", "sweeps"),
     ("escape.finite_n.models.<>", "escape.finite_n.horizon", "each predicted model needs its horizon"),
+    (
+        "escape.finite_n.hessian_d.*",
+        "escape.finite_n.d",
+        "the finite Hessian is computed at predicted d only",
+    ),
     ("escape.two_stage.models.<>", "theory.models"),
     ("escape.two_stage.models.*.sweep", "sweeps"),
     ("finite_size.models.*.sweep", "sweeps"),

@@ -271,13 +271,14 @@ def finite_n(config, w, s):
     outlier equations at every step (~5 ms each), the finite Hessian (E24) at up to every step (n·d²
     to form, ≈ 2·d³ to reduce for its k smallest eigenpairs; the scan stops at the window's close,
     charged here at the horizon) and the sampled paths of
-    the process (negligible); the rows (n × d) and the Hessian (d × d, twice) in memory.  The finite
-    Hessian only where d is one of ``hessian_d``."""
+    the process (negligible); the rows and the weighted copy of their transpose (n × d, twice; a third
+    for the product's workspace) and the Hessian (d × d, twice) in memory.  The finite Hessian only
+    where d is one of ``hessian_d``."""
     n, d, steps = round(float(w.delta) * int(w.d)), int(w.d), (s.horizon + 1) * s.path_sets
     hessian = int(d in s.hessian_d)
     seconds = JOB_START + dmft_seconds(n, s.horizon, s.path_sets) + 0.005 * steps
     seconds += hessian * steps * (n * d * d + 2 * d**3) / EIGH_FLOPS
-    return dmft_mem_mb(n, s.horizon) + hessian * (_mb(8 * (n * d + 2 * d * d)) - BASE_MB), seconds
+    return dmft_mem_mb(n, s.horizon) + hessian * (_mb(8 * (3 * n * d + 2 * d * d)) - BASE_MB), seconds
 
 
 def two_stage(config, w, s):

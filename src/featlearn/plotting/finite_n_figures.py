@@ -51,6 +51,8 @@ def finite_n_figure(rows, rho_c):
         )
         for k, (reading, (colour, marker, label)) in enumerate(READING_STYLE.items()):
             sel = [r for r in mine if r["reading"] == reading]
+            if not sel:  # not computed for this model (no legend entry for what is not drawn)
+                continue
             _interval(
                 ax,
                 [r["d"] for r in sel],

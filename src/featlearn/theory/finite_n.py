@@ -38,7 +38,8 @@ weights").  This module predicts it from theory alone, with the finite system's 
 
       P(success | δ, d) = E_paths[P],  its s.e. = sd / √R.                                    (E22)
 
-ρ_c, the horizon T and the aligned level are settings, fixed before any comparison with GD.
+ρ_c, the horizon T, the aligned level and the finite Hessian's k are settings, fixed before any
+comparison with GD; ``hessian_d`` lists the d at which the finite Hessian is computed (its cost).
 """
 
 import numpy as np
@@ -58,12 +59,6 @@ def samples_of(d, delta):
 def aligned_steps(outlier, overlap2, aligned):
     """The steps whose outlier is negative with overlap² ≥ ``aligned`` (NaN compares False: none)."""
     return (outlier < 0) & (overlap2 >= aligned)
-
-
-def window_end(outlier, overlap2, aligned):
-    """(t_w, open) of (E19): one past the end of the first run of :func:`aligned_steps` (0 when no
-    step is aligned); ``open`` when that run reaches the horizon."""
-    return first_run_end(aligned_steps(outlier, overlap2, aligned))
 
 
 def first_run_end(hits):
