@@ -22,7 +22,7 @@ NAN = np.nan
 
 def _window(outlier, overlap2, aligned):
     """(t_w, open) of (E19) on an outlier track."""
-    return finite_n.first_run_end(finite_n.aligned_steps(outlier, overlap2, aligned))
+    return finite_n.first_run_end(finite_hessian.aligned_steps(outlier, overlap2, aligned))
 
 
 def test_window_ends_at_the_first_close_of_the_aligned_negative_outlier():
@@ -38,7 +38,7 @@ def test_window_ends_at_the_first_close_of_the_aligned_negative_outlier():
 
 def test_growth_exponent_sums_the_aligned_steps_before_the_window_end():
     outlier = np.array([-1.0, -0.5, -2.0, -3.0])
-    hits = finite_n.aligned_steps(outlier, np.array([0.5, 0.05, 0.5, 0.5]), 0.1)
+    hits = finite_hessian.aligned_steps(outlier, np.array([0.5, 0.05, 0.5, 0.5]), 0.1)
     expected = math.log(1 + 0.5 * 1.0) + math.log(1 + 0.5 * 2.0)  # step 1 not aligned, step 3 after t_w
     assert finite_n.growth_exponent(outlier, hits, 0.5, 3) == pytest.approx(expected)
 

@@ -22,6 +22,12 @@ import numpy as np
 from scipy import linalg
 
 
+def aligned_steps(eigenvalue, overlap2, aligned):
+    """Where an eigenvalue is negative with overlap² ≥ ``aligned`` (elementwise; NaN compares False):
+    the aligned test of (E19) on the outlier track and of (E24) on the finite Hessian."""
+    return (eigenvalue < 0) & (overlap2 >= aligned)
+
+
 def weighted_gram_bottom(x, w, k):
     """The ``k`` smallest eigenpairs (ascending) of H = (1/n) Xᵀ diag(w) X for float64 rows ``x``:
     one product (Xᵀ scaled by w, a d × n copy) times X, n·d² multiply-adds, then dense ``eigh`` of
@@ -46,7 +52,7 @@ def aligned_scan(x, weights, aligned, k):
     hits, lam_al = np.zeros(steps, bool), np.full(steps, np.nan)
     for t in range(steps):
         lam, vecs = weighted_gram_bottom(x, np.asarray(weights[t], float), k)
-        ok = (lam < 0) & (vecs[0] ** 2 >= aligned)
+        ok = aligned_steps(lam, vecs[0] ** 2, aligned)
         if ok.any():
             hits[t], lam_al[t] = True, lam[ok].min()
         elif hits.any():

@@ -48,17 +48,13 @@ from scipy import special
 from featlearn.model import seeds
 from featlearn.theory import dmft, escape, finite_hessian
 from featlearn.theory.delta_nn import outlier_track
+from featlearn.theory.finite_hessian import aligned_steps
 from featlearn.theory.prediction import crossing_statistics, gaussian_paths
 
 
 def samples_of(d, delta):
     """n = round(δd), the samples of the system at (d, δ): a path set's N."""
     return int(round(delta * d))
-
-
-def aligned_steps(outlier, overlap2, aligned):
-    """The steps whose outlier is negative with overlap² ≥ ``aligned`` (NaN compares False: none)."""
-    return (outlier < 0) & (overlap2 >= aligned)
 
 
 def first_run_end(hits):
