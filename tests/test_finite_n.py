@@ -2,7 +2,7 @@
 docs/escape.md (E19)-(E23)): the window's end and growth exponent on planted tracks, the growth
 probability against Monte Carlo, a path set's arrays and determinism, the predicted δ₅₀'s bootstrap
 interval against a planted crossing, and the verdict's closed form; a path set's finite-Hessian
-readings (E24) read its own scan."""
+readings (E24) read its own scan; the success level (E25) against a full scan of the kicked DMFT."""
 
 import dataclasses
 import math
@@ -62,6 +62,10 @@ SETTINGS = FINITE_N(
     aligned=0.1,
     k=3,
     hessian_d=(100,),
+    level_d=(),
+    level_horizon=12,
+    level_m0=(0.02, 0.05, 0.12, 0.3, 0.7),
+    success_rho=0.5,
 )
 """The tiny config's GeLU model on y = z² − 1, over a short horizon."""
 
@@ -324,3 +328,127 @@ def test_a_finite_hessian_d_must_be_a_predicted_d():
     with pytest.raises(checks.ConfigError) as error:
         checks.references(config)
     assert error.value.key == "escape.finite_n.hessian_d.1" and "\n" not in str(error.value)
+
+
+def test_bisection_finds_the_level_a_full_scan_reads():
+    """On every monotone outcome over grids of 1-9 kicks, the bisection returns what
+    ``two_stage.critical_overlap`` reads from the whole scan, in at most ceil(log2(size + 1)) calls."""
+    from featlearn.theory.two_stage import critical_overlap
+
+    for size in range(1, 10):
+        grid = 0.01 * 2.0 ** np.arange(size)
+        for first in range(size + 1):  # kicks from index ``first`` on succeed
+            outcome = np.arange(size) >= first
+            calls = []
+
+            def succeeds(m0, outcome=outcome, grid=grid, calls=calls):
+                calls.append(m0)
+                return bool(outcome[np.flatnonzero(grid == m0)[0]])
+
+            assert finite_n.bisect_level(succeeds, grid) == critical_overlap(grid, outcome)[0]
+            assert len(calls) <= math.ceil(math.log2(size + 1))
+
+
+def test_level_probabilities_against_monte_carlo(rng):
+    m_star, gamma, variance, d, r0 = 0.2, 1.3, 9.0, 400, 1.1
+    growth, linear = finite_n.level_probabilities(m_star, gamma, variance, d, r0)
+    z = np.abs(rng.standard_normal(400_000))
+    for exact, values in ((growth, r0 * z * math.exp(gamma)), (linear, math.sqrt(variance) * z)):
+        monte_carlo = np.mean(values >= math.sqrt(d) * m_star)
+        assert exact == pytest.approx(monte_carlo, abs=4 * math.sqrt(exact * (1 - exact) / z.size) + 1e-4)
+    assert finite_n.level_probabilities(math.inf, gamma, variance, d, r0) == (0.0, 0.0)
+
+
+def test_a_path_sets_success_level_is_the_kicked_dmft_scan_at_its_window_end():
+    """With ``level_d`` the path set's m* is that of the whole grid scanned by the kicked DMFT on 2n twin
+    paths at the finite Hessian's window end, its probabilities (E25) follow from it, and outside
+    ``level_d`` they are NaN."""
+    from featlearn.theory.two_stage import critical_overlap
+
+    d, delta = 100, 8.0
+    with_level = dataclasses.replace(SETTINGS, level_d=(d,))
+    one = finite_n.path_set(with_level, d, delta, 0)
+    identity = (SETTINGS.seed, "finite-n", "test", "gelu", "he2", delta, d, 0)
+    t_w, grid = int(one["hessian_window_end"]), np.asarray(with_level.level_m0)
+    final = [
+        dmft.solve_for(with_level, delta, 12, 1600, (*identity, "level"), m0=m0, kick=t_w, twins=True).rho[-1]
+        for m0 in grid
+    ]
+    success = np.asarray(final) >= 0.5
+    assert np.all(np.diff(success.astype(int)) >= 0), "the test needs a monotone scan"
+    assert one["level"] == critical_overlap(grid, success)[0]
+    variance = escape.covariance(
+        dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity), SETTINGS.r0
+    )[t_w, t_w]
+    expected = finite_n.level_probabilities(one["level"], one["hessian_growth_exponent"], variance, d, 1.0)
+    np.testing.assert_allclose(one["p_level_growth"], expected[0])
+    np.testing.assert_allclose(one["p_level_linear"], expected[1])
+    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity)
+    forced = escape.covariance(res, 1.0, finite_n.window_propagator(one["hessian_lambda"], res.h11, 1.0))
+    assert one["hessian_forced_variance"] == pytest.approx(forced[t_w, t_w])
+    np.testing.assert_allclose(
+        one["p_hessian_forced"],
+        [
+            finite_n.forced_probability(rc * math.sqrt(res.norm2[t_w]), forced[t_w, t_w], d)
+            for rc in (0.3, 0.45)
+        ],
+    )
+    np.testing.assert_allclose(
+        one["p_level_forced"], finite_n.forced_probability(one["level"], forced[t_w, t_w], d)
+    )
+    plain = finite_n.path_set(SETTINGS, d, delta, 0)
+    assert math.isnan(plain["level"]) and np.all(np.isnan(plain["p_level_linear"]))
+    np.testing.assert_array_equal(plain["p_hessian_growth"], one["p_hessian_growth"])
+
+
+def test_a_success_level_d_must_be_a_finite_hessian_d():
+    from featlearn.pipeline import checks
+    from featlearn.plan import load_config
+
+    config = load_config([ROOT / "config.yaml"])
+    config["escape"]["finite_n"]["level_d"]["gelu"] = [1000]  # a predicted d without the finite Hessian
+    with pytest.raises(checks.ConfigError) as error:
+        checks.references(config)
+    assert error.value.key == "escape.finite_n.level_d.gelu.0" and "\n" not in str(error.value)
+
+
+def test_the_success_levels_horizon_must_outlast_the_window():
+    from featlearn.pipeline import checks
+    from featlearn.plan import load_config
+
+    config = load_config([ROOT / "config.yaml"])
+    config["escape"]["finite_n"]["level_horizon"]["gelu"] = 30  # the window's horizon
+    with pytest.raises(checks.ConfigError) as error:
+        checks.horizons(config)
+    assert error.value.key == "escape.finite_n.level_horizon.gelu" and "\n" not in str(error.value)
+
+
+def test_the_window_propagator_is_the_product_of_its_step_factors():
+    lam = np.array([-0.5, -0.3, np.nan, np.nan])  # aligned at steps 0 and 1, then H11
+    h11 = np.array([0.1, 0.2, 0.4, -0.2])
+    g = finite_n.window_propagator(lam, h11, 0.5)
+    a = [1.25, 1.15, 0.8, 1.1]
+    for t in range(4):
+        for s_ in range(4):
+            expected = math.prod(a[s_:t]) if s_ <= t else 0.0
+            assert g[t, s_] == pytest.approx(expected)
+
+
+def test_the_forced_variance_is_that_of_the_scalar_recursion(rng):
+    """(E26): u^{t+1} = a_t u^t − (η/√δ) ξ^t, ξ ~ GP(0, K_g), u⁰ ~ N(0, r₀²), simulated, against
+    ``escape.covariance`` with the window's propagator."""
+    from types import SimpleNamespace
+
+    steps, lr, delta, r0 = 6, 0.7, 4.0, 1.3
+    root = rng.standard_normal((steps, steps))
+    c_g, gr = root @ root.T / steps + np.eye(steps), 0.3 * rng.standard_normal(steps)
+    res = SimpleNamespace(r_g=np.zeros((steps, steps)), lr=lr, delta=delta, c_g=c_g + np.outer(gr, gr), gr=gr)
+    lam, h11 = np.array([-0.8, -0.6, -0.4, np.nan, np.nan, np.nan]), np.array([0.0, 0.0, 0.0, 0.3, 0.1, 0.2])
+    variance = np.diag(escape.covariance(res, r0, finite_n.window_propagator(lam, h11, lr)))
+    a = np.where(np.isfinite(lam), 1 - lr * lam, 1 - lr * h11)
+    draws = 200_000
+    xi = rng.standard_normal((draws, steps)) @ np.linalg.cholesky(c_g).T
+    u = r0 * rng.standard_normal(draws)
+    for t in range(steps - 1):
+        u = a[t] * u - lr / math.sqrt(delta) * xi[:, t]
+        assert np.var(u) == pytest.approx(variance[t + 1], rel=0.02)

@@ -7,7 +7,11 @@ with the verdict (``compare_rows``).
 Readings (``READINGS``): ``linear`` (E20), the linear process to the window's end; ``growth`` (E21),
 the aligned growth exponent; ``curvature``, the linear process while the curvature along θ*,
 H₁₁(t) = E[g² w^t], is negative; ``hessian_linear`` and ``hessian_growth``, the same two with the
-window and the aligned eigenvalue of the finite Hessian (E24) in place of the outlier equations'.
+window and the aligned eigenvalue of the finite Hessian (E24) in place of the outlier equations';
+``hessian_forced`` (E26), the finite Hessian's propagator amplifying the finite-n forcing as well as
+u⁰; ``level_growth``, ``level_linear`` and ``level_forced`` (E25), (E26), the finite Hessian's growth,
+the linear process's variance and the forced variance at its window's end against the success level
+m* of the DMFT with signal instead of ρ_c (the same at every ρ_c).
 """
 
 import math
@@ -25,6 +29,10 @@ READINGS = {
     "curvature": "p_curvature",
     "hessian_linear": "p_hessian_linear",
     "hessian_growth": "p_hessian_growth",
+    "hessian_forced": "p_hessian_forced",
+    "level_growth": "p_level_growth",
+    "level_linear": "p_level_linear",
+    "level_forced": "p_level_forced",
 }
 """Reading name → the cell array of its success probability, indexed [path set, ρ_c]."""
 
@@ -67,7 +75,7 @@ def cell_rows(model, sweep, cells):
     """One row per (d, δ, ρ_c): for each reading the mean P over path sets (E22) and its s.e., with
     the window's median end (E19), the share of path sets whose window is still open at the horizon,
     the median end of the negative-curvature stretch, the mean growth exponent Γ (E21), the same
-    window columns for the finite Hessian (E24), and the median
+    window columns for the finite Hessian (E24), the median success level m* (E25), and the median
     share of Var(u) at t_w that u⁰ seeds over the path sets with a window
     (:func:`initial_share_at_window`)."""
     rows = []
@@ -96,6 +104,7 @@ def cell_rows(model, sweep, cells):
                     "hessian_window_end_median": float(np.median(_entry(cell, "hessian_window_end"))),
                     "hessian_window_open_share": float(np.mean(_entry(cell, "hessian_window_open"))),
                     "hessian_growth_exponent_mean": float(np.mean(_entry(cell, "hessian_growth_exponent"))),
+                    "level_median": float(np.median(_entry(cell, "level"))),
                     "u0_share_window_median": finite_median(initial_share_at_window(cell)),
                 }
                 rows.append(row)

@@ -252,6 +252,26 @@ REFERENCES = (
         "escape.finite_n.d",
         "the finite Hessian is computed at predicted d only",
     ),
+    (
+        "escape.finite_n.level_d.<>",
+        "escape.finite_n.models",
+        "a success level is computed for a predicted model",
+    ),
+    (
+        "escape.finite_n.models.<>",
+        "escape.finite_n.level_horizon",
+        "each predicted model needs its level horizon",
+    ),
+    (
+        "escape.finite_n.models.<>",
+        "escape.finite_n.level_d",
+        "each predicted model needs its level dimensions",
+    ),
+    (
+        "escape.finite_n.level_d.*.*",
+        "escape.finite_n.hessian_d",
+        "the success level is computed where the finite Hessian is",
+    ),
     ("escape.two_stage.models.<>", "theory.models"),
     ("escape.two_stage.models.*.sweep", "sweeps"),
     ("finite_size.models.*.sweep", "sweeps"),
@@ -315,7 +335,8 @@ def hessian_links(config):
 
 
 def horizons(config):
-    """Every reported or recorded step is within its horizon."""
+    """Every reported or recorded step is within its horizon; the success level's horizon (E25) runs
+    past the window's, whose end it kicks at."""
     theory, escape = config["theory"], config["escape"]
     for key, steps, horizon in (
         ("theory.report_steps", theory["report_steps"], theory["horizon"]),
@@ -324,6 +345,14 @@ def horizons(config):
     ):
         if max(steps) > horizon:
             raise ConfigError(key, f"step {max(steps)} is beyond the horizon {horizon}")
+    finite_n = escape.get("finite_n") or {"models": {}}
+    for model in finite_n["models"]:
+        level, window = finite_n["level_horizon"][model], finite_n["horizon"][model]
+        if level <= window:
+            raise ConfigError(
+                f"escape.finite_n.level_horizon.{model}",
+                f"{level} steps, but the success level kicks at the window's end, up to step {window}",
+            )
 
 
 PREDICTED_CONVENTIONS = (*settings.MODEL[2:], "train", "huber", "loss")

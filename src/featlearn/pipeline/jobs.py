@@ -681,9 +681,23 @@ KINDS = (
             N = round(δd) paths over ``horizon`` steps, the aligned outlier (overlap² ≥ ``aligned``) at
             every step, ``samples`` paths of the hard-coordinate process, the critical overlaps
             ``rho_c``; the finite Hessian (E24) with its ``k`` smallest eigenpairs per step, where d is one
-            of ``hessian_d``.""",
+            of ``hessian_d``; the success level (E25), the DMFT with signal kicked at the window's end to
+            the grid ``level_m0`` and followed for ``level_horizon`` steps (success: ρ ≥ ``success_rho``),
+            where d is one of ``level_d``.""",
             MODEL,
-            ("horizon", "path_sets", "samples", "rho_c", "aligned", "k", "hessian_d"),
+            (
+                "horizon",
+                "path_sets",
+                "samples",
+                "rho_c",
+                "aligned",
+                "k",
+                "hessian_d",
+                "level_d",
+                "level_horizon",
+                "level_m0",
+                "success_rho",
+            ),
             without=THEORY_FIXES,
             supported=THEORY,
         ),
@@ -691,7 +705,12 @@ KINDS = (
         experiment="finite_n_{model}",
         sources={
             "horizon": "escape.finite_n.horizon.{model}",
-            **{k: f"escape.finite_n.{k}" for k in ("path_sets", "samples", "aligned", "k", "hessian_d")},
+            "level_horizon": "escape.finite_n.level_horizon.{model}",
+            "level_d": "escape.finite_n.level_d.{model}",
+            **{
+                k: f"escape.finite_n.{k}"
+                for k in ("path_sets", "samples", "aligned", "k", "hessian_d", "level_m0")
+            },
             "rho_c": "escape.prediction.rho_c",
         },
         cost=resources.finite_n,

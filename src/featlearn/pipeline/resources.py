@@ -273,12 +273,18 @@ def finite_n(config, w, s):
     charged here at the horizon) and the sampled paths of
     the process (negligible); the rows and the weighted copy of their transpose (n × d, twice; a third
     for the product's workspace) and the Hessian (d × d, twice) in memory.  The finite Hessian only
-    where d is one of ``hessian_d``."""
+    where d is one of ``hessian_d``; the success level (E25) where d is also one of ``level_d``: a
+    bisection of DMFT-with-signal solves on 2n paths over ``level_horizon`` steps per path set."""
     n, d, steps = round(float(w.delta) * int(w.d)), int(w.d), (s.horizon + 1) * s.path_sets
     hessian = int(d in s.hessian_d)
     seconds = JOB_START + dmft_seconds(n, s.horizon, s.path_sets) + 0.005 * steps
     seconds += hessian * steps * (n * d * d + 2 * d**3) / EIGH_FLOPS
-    return dmft_mem_mb(n, s.horizon) + hessian * (_mb(8 * (3 * n * d + 2 * d * d)) - BASE_MB), seconds
+    memory = dmft_mem_mb(n, s.horizon) + hessian * (_mb(8 * (3 * n * d + 2 * d * d)) - BASE_MB)
+    if hessian and d in s.level_d:  # (E25): a bisection over the grid per path set, 2n twin paths
+        solves = s.path_sets * (math.ceil(math.log2(len(s.level_m0) + 1)) + 1)
+        seconds += dmft_seconds(2 * n, s.level_horizon, solves)
+        memory = max(memory, dmft_mem_mb(2 * n, s.level_horizon))
+    return memory, seconds
 
 
 def two_stage(config, w, s):

@@ -12,6 +12,10 @@ READING_STYLE = {
     "curvature": ("tab:green", "^", "linear process while θ*ᵀHθ* < 0"),
     "hessian_linear": ("tab:purple", "v", "linear process to the finite Hessian's window (E24)"),
     "hessian_growth": ("tab:red", "P", "finite Hessian's aligned growth (E24)"),
+    "hessian_forced": ("tab:olive", "d", "finite Hessian's window, forced (E26)"),
+    "level_growth": ("tab:brown", "X", "finite Hessian's growth to the success level (E25)"),
+    "level_linear": ("tab:pink", "*", "linear process to the success level (E25)"),
+    "level_forced": ("tab:cyan", "h", "forced window to the success level (E26)"),
 }
 """Reading → (colour, marker, legend label)."""
 
@@ -33,7 +37,7 @@ def finite_n_figure(rows, rho_c):
     """Per model a panel: the measured δ₅₀(d) (black, profile interval) and each reading's predicted
     δ₅₀(d) at ``rho_c`` (bootstrap interval over path sets; an arrow where it is open upwards)."""
     models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, len(models), figsize=(7.2, 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(7.2, 4.0), squeeze=False)
     for ax, model in zip(axes[0], models, strict=True):
         mine = [r for r in rows if r["model"] == model and math.isclose(r["rho_c"], rho_c)]
         first = [r for r in mine if r["reading"] == "linear"]
@@ -71,7 +75,10 @@ def finite_n_figure(rows, rho_c):
         ax.set_ylabel(r"$\delta_{50}(d)$", fontsize=9)
         ax.set_title(f"{model}, ρ_c = {rho_c:g}", fontsize=9)
         ax.tick_params(labelsize=8)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.21, 1, 1))
+    legend = {}  # every panel's entries once (a reading may be drawn on one model only)
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(legend.values(), legend.keys(), loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.3, 1, 1))
     return fig

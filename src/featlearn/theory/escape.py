@@ -48,9 +48,11 @@ def noise_kernel(result):
     return result.c_g - np.outer(result.gr, result.gr)
 
 
-def covariance(result, r0):
-    """Cov(u^t, u^t′) for 0 ≤ t, t′ ≤ T by (V), from a DMFT result with its C_g and R_g."""
-    r_u = propagator(result.r_g, result.lr)
+def covariance(result, r0, r_u=None):
+    """Cov(u^t, u^t′) for 0 ≤ t, t′ ≤ T by (V), from a DMFT result with its C_g and R_g; ``r_u``: a
+    propagator R_u(t, s) (lower triangular, unit diagonal) in place of (Ru)'s, e.g. the finite
+    Hessian's (docs/escape.md (E26)), with the same forcing."""
+    r_u = propagator(result.r_g, result.lr) if r_u is None else r_u
     size = r_u.shape[0]
     kick = r_u[:, 1:size]  # kick[t, s] = R_u(t, s+1), zero for s ≥ t
     noise = kick @ noise_kernel(result)[: size - 1, : size - 1] @ kick.T

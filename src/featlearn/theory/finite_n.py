@@ -33,13 +33,32 @@ weights").  This module predicts it from theory alone, with the finite system's 
 * the same two with the finite Hessian (E24) of the path set (``theory.finite_hessian``: the law of
   (g², w^t) at the system's own n and d instead of its n → ∞ limit) giving the window's end and the
   aligned eigenvalue λ_al(t) in place of the outlier equations' t_w and λ_o(t);
+* the **success level** (E25): the DMFT with signal ((E8), N = 2n twin paths, i.e. n distinct samples
+  of the path set's law at the system's size) kicked at the finite Hessian's window end t_w to
+  m₀ and followed for ``level_horizon`` steps; m* is the smallest kick of the geometric grid
+  ``level_m0`` whose ρ at the horizon reaches ``success_rho`` (bisection, success taken monotone in
+  m₀; the geometric mean with the grid value below it), in place of a fixed ρ_c:
+
+      P_L,growth = erfc( √d m* e^{−Γ} / (√2 r₀) ),   P_L,linear = erfc( √d m* / √(2 V(t_w, t_w)) )   (E25)
+
+  with Γ and t_w of the finite Hessian, V of (E5) (``level_d``: the d at which it is computed);
+* the **forced window** (E26): the linear process (E1) with the finite Hessian's propagator in place
+  of the DMFT's memory, u^{t+1} = a_t u^t − (η/√δ) ξ^t, a_t = 1 − η λ_al(t) on the aligned steps and
+  1 − η H₁₁(t) before the window opens, so that the window amplifies the finite-n forcing ξ as well as
+  u⁰; with G(t, s) = Π_{s ≤ v < t} a_v,
+
+      V_H(t_w) = r₀² G(t_w, 0)² + (η²/δ) Σ_{s, s' < t_w} G(t_w, s+1) G(t_w, s'+1) K_g(s, s'),
+      P_F = erfc( √d ρ_c ‖θ^{t_w}‖ / √(2 V_H) ),   P_L,forced = erfc( √d m* / √(2 V_H) )         (E26)
+
+  (``escape.covariance`` with this propagator);
 * the prediction at (d, δ) is the mean over path sets (the trials' data sets vary too), with its
   standard error:
 
       P(success | δ, d) = E_paths[P],  its s.e. = sd / √R.                                    (E22)
 
-ρ_c, the horizon T, the aligned level and the finite Hessian's k are settings, fixed before any
-comparison with GD; ``hessian_d`` lists the d at which the finite Hessian is computed (its cost).
+ρ_c, the horizon T, the aligned level, the finite Hessian's k and the level's horizon and grid are
+settings, fixed before any comparison with GD; ``hessian_d`` and ``level_d`` list the d at which the
+finite Hessian and the success level are computed (their cost).
 """
 
 import numpy as np
@@ -82,6 +101,68 @@ def growth_probability(gamma, norm2, d, rho_c, r0):
     return float(special.erfc(np.sqrt(d) * rho_c * np.sqrt(norm2) * np.exp(-gamma) / (np.sqrt(2) * r0)))
 
 
+def bisect_level(succeeds, grid):
+    """m* of (E25) on an ascending ``grid`` by bisection, for a ``succeeds(m₀)`` taken monotone in m₀:
+    the geometric mean of the largest failing and the smallest succeeding grid value (the grid's
+    first value when it succeeds, ∞ when its last fails), as ``two_stage.critical_overlap`` reads a
+    monotone scan of the whole grid; about log₂ of the grid's size calls."""
+    lo, hi = -1, len(grid)  # lo fails (or lies below the grid), hi succeeds (or lies above it)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if succeeds(float(grid[mid])):
+            hi = mid
+        else:
+            lo = mid
+    if hi == len(grid):
+        return float("inf")
+    return float(grid[0]) if lo < 0 else float(np.sqrt(grid[lo] * grid[hi]))
+
+
+def success_level(settings, d, delta, identity, t0):
+    """m* of (E25): the DMFT with signal on 2n twin paths (the label "level" added to the path set's
+    identity, the same paths for every kick) kicked at t₀ and followed for ``level_horizon`` steps."""
+    s = settings
+
+    def succeeds(m0):
+        res = dmft.solve_for(
+            s,
+            delta,
+            s.level_horizon,
+            2 * samples_of(d, delta),
+            (*identity, "level"),
+            m0=m0,
+            kick=t0,
+            twins=True,
+        )
+        return bool(res.rho[-1] >= s.success_rho)
+
+    return bisect_level(succeeds, np.asarray(s.level_m0, float))
+
+
+def window_propagator(lam, h11, lr):
+    """G(t, s) = Π_{s ≤ v < t} a_v of (E26) for 0 ≤ s ≤ t ≤ T, a_v = 1 − η λ_al(v) where ``lam`` (the
+    finite Hessian's aligned eigenvalue, NaN off the aligned steps) is finite and 1 − η H₁₁(v)
+    elsewhere: lower triangular with unit diagonal."""
+    a = np.where(np.isfinite(lam), 1 - lr * lam, 1 - lr * np.asarray(h11))
+    size = a.size
+    g = np.eye(size)
+    for t in range(1, size):
+        g[t, :t] = g[t - 1, :t] * a[t - 1]
+    return g
+
+
+def forced_probability(scale, variance, d):
+    """erfc(√d · scale / √(2 V)) = P(|u| ≥ √d · scale) for u ~ N(0, V): (E26) with scale ρ_c ‖θ^{t_w}‖
+    or m*, and (E25)'s linear reading with V(t_w, t_w) of (E5)."""
+    return float(special.erfc(np.sqrt(d) * scale / np.sqrt(2 * variance)))
+
+
+def level_probabilities(m_star, gamma, variance, d, r0):
+    """(P_L,growth, P_L,linear) of (E25) for the level m*, the growth exponent Γ and V(t_w, t_w)."""
+    growth = special.erfc(np.sqrt(d) * m_star * np.exp(-gamma) / (np.sqrt(2) * r0))
+    return float(growth), forced_probability(m_star, variance, d)
+
+
 def _finite_hessian_window(res, d, identity, s):
     """(t_w, open, Γ, λ_al) of the path set's finite Hessian (E24): its rows drawn from the path set's
     identity with the label "rows", the aligned scan to the first close, Γ as in (E21)."""
@@ -93,30 +174,61 @@ def _finite_hessian_window(res, d, identity, s):
     return t_f, still_open, growth_exponent(lam, hits, s.lr, t_f), lam
 
 
-def _hessian_readings(hessian, linear, growth, s):
-    """The finite-Hessian entries of a path set: window, Γ, λ_al and P of the two readings at every
-    ρ_c; NaN where ``hessian`` is None (d not in ``hessian_d``: not computed)."""
+def _hessian_readings(hessian, res, linear, growth, s, d):
+    """The finite-Hessian entries of a path set: window, Γ, λ_al, the forced variance V_H(t_w) (E26)
+    and P of the three readings at every ρ_c; NaN where ``hessian`` is None (d not in ``hessian_d``:
+    not computed)."""
     if hessian is None:
         nan = np.full(len(s.rho_c), np.nan)
         t_f, still_open, gamma, lam = np.nan, np.nan, np.nan, np.full(s.horizon + 1, np.nan)
-        p_linear = p_growth = nan
+        forced_variance, p_linear, p_growth, p_forced = np.nan, nan, nan, nan
     else:
         t_f, still_open, gamma, lam = hessian
         p_linear, p_growth = linear(t_f), growth(gamma, t_f)
+        propagator = window_propagator(lam, res.h11, s.lr)
+        forced_variance = escape.covariance(res, s.r0, propagator)[t_f, t_f]
+        scale = np.sqrt(res.norm2[t_f])
+        p_forced = np.array([forced_probability(rc * scale, forced_variance, d) for rc in s.rho_c])
     return {
         "hessian_window_end": t_f,
         "hessian_window_open": still_open,
         "hessian_growth_exponent": gamma,
+        "hessian_forced_variance": forced_variance,
         "p_hessian_linear": p_linear,
         "p_hessian_growth": p_growth,
+        "p_hessian_forced": p_forced,
         "hessian_lambda": lam,
+    }
+
+
+def _level_readings(s, d, delta, identity, hessian, variances):
+    """The success level's entries of a path set (E25), (E26): m* at the finite Hessian's window end
+    and the three probabilities, from V(t_w) of (E5) and V_H(t_w) of (E26) (``variances``), repeated
+    over the ρ_c levels (the level replaces ρ_c); NaN where d is not one of ``level_d`` (or the finite
+    Hessian was not computed)."""
+    if hessian is None or int(d) not in s.level_d:
+        m_star, p = np.nan, (np.nan, np.nan, np.nan)
+    else:
+        t_w, _, gamma, _ = hessian
+        m_star = success_level(s, d, delta, identity, int(t_w))
+        p = (
+            *level_probabilities(m_star, gamma, variances[0], d, s.r0),
+            forced_probability(m_star, variances[1], d),
+        )
+    levels = len(s.rho_c)
+    return {
+        "level": m_star,
+        "p_level_growth": np.full(levels, p[0]),
+        "p_level_linear": np.full(levels, p[1]),
+        "p_level_forced": np.full(levels, p[2]),
     }
 
 
 def path_set(settings, d, delta, index):
     """One path set at (d, δ): the restricted DMFT with N = round(δd) paths over ``horizon`` steps, its
     aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c; the same from its
-    finite Hessian (E24) where d is one of ``hessian_d`` (NaN elsewhere)."""
+    finite Hessian (E24) where d is one of ``hessian_d`` (NaN elsewhere); the success level (E25) where d
+    is also one of ``level_d``."""
     s = settings
     identity = (s.seed, "finite-n", s.experiment, s.activation, s.link, float(delta), int(d), int(index))
     res = dmft.solve_for(s, delta, s.horizon, samples_of(d, delta), identity)
@@ -139,6 +251,8 @@ def path_set(settings, d, delta, index):
     def growth(exponent, end):  # (E21)
         return np.array([growth_probability(exponent, res.norm2[end], d, rc, s.r0) for rc in s.rho_c])
 
+    window = _hessian_readings(hessian, res, linear, growth, s, d)
+    t_l = 0 if hessian is None else hessian[0]  # the level's kick step (read only where computed)
     return {
         "window_end": t_w,
         "window_open": still_open,
@@ -148,7 +262,8 @@ def path_set(settings, d, delta, index):
         "curvature_end": t_h,
         "curvature_open": curvature_open,
         "p_curvature": linear(t_h),
-        **_hessian_readings(hessian, linear, growth, s),
+        **window,
+        **_level_readings(s, d, delta, identity, hessian, (cov[t_l, t_l], window["hessian_forced_variance"])),
         "outlier": outlier,
         "overlap2": overlap2,
         "h11": res.h11,
@@ -167,7 +282,8 @@ def finite_n_cell(settings, d, delta, log=print):
         log(
             f"path set {index}: N={n} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
             f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()} "
-            f"finite Hessian: t_w={p['hessian_window_end']} Gamma={p['hessian_growth_exponent']:.3f}"
+            f"finite Hessian: t_w={p['hessian_window_end']} Gamma={p['hessian_growth_exponent']:.3f} "
+            f"level m*={p['level']:.4g}"
         )
     out = {key: np.array([p[key] for p in sets]) for key in sets[0]}
     return {**out, "d": d, "delta": delta, "n": n, "rho_c": np.asarray(settings.rho_c)}
