@@ -16,6 +16,7 @@ from featlearn.model import seeds
 from featlearn.pipeline.jobs import KIND
 from featlearn.theory import dmft, escape, finite_hessian, finite_n
 from featlearn.theory.delta_nn import outlier_track
+from featlearn.theory.two_stage import success_probability
 
 NAN = np.nan
 
@@ -388,14 +389,9 @@ def test_a_path_sets_success_level_is_the_kicked_dmft_scan_at_its_window_end():
     assert one["hessian_forced_variance"] == pytest.approx(forced[t_w, t_w])
     np.testing.assert_allclose(
         one["p_hessian_forced"],
-        [
-            finite_n.forced_probability(rc * math.sqrt(res.norm2[t_w]), forced[t_w, t_w], d)
-            for rc in (0.3, 0.45)
-        ],
+        [success_probability(rc * math.sqrt(res.norm2[t_w]), forced[t_w, t_w], d) for rc in (0.3, 0.45)],
     )
-    np.testing.assert_allclose(
-        one["p_level_forced"], finite_n.forced_probability(one["level"], forced[t_w, t_w], d)
-    )
+    np.testing.assert_allclose(one["p_level_forced"], success_probability(one["level"], forced[t_w, t_w], d))
     plain = finite_n.path_set(SETTINGS, d, delta, 0)
     assert math.isnan(plain["level"]) and np.all(np.isnan(plain["p_level_linear"]))
     np.testing.assert_array_equal(plain["p_hessian_growth"], one["p_hessian_growth"])

@@ -62,13 +62,13 @@ finite Hessian and the success level are computed (their cost).
 """
 
 import numpy as np
-from scipy import special
 
 from featlearn.model import seeds
 from featlearn.theory import dmft, escape, finite_hessian
 from featlearn.theory.delta_nn import outlier_track
 from featlearn.theory.finite_hessian import aligned_steps
 from featlearn.theory.prediction import crossing_statistics, gaussian_paths
+from featlearn.theory.two_stage import success_probability
 
 
 def samples_of(d, delta):
@@ -97,8 +97,8 @@ def growth_exponent(eigenvalue, hits, lr, t_w):
 
 
 def growth_probability(gamma, norm2, d, rho_c, r0):
-    """P_C of (E21) for a norm² ‖θ^{t_w}‖² at the window's end."""
-    return float(special.erfc(np.sqrt(d) * rho_c * np.sqrt(norm2) * np.exp(-gamma) / (np.sqrt(2) * r0)))
+    """P_C of (E21) for a norm² ‖θ^{t_w}‖² at the window's end: P(r₀|Z| e^Γ ≥ √d ρ_c ‖θ^{t_w}‖)."""
+    return success_probability(rho_c * np.sqrt(norm2) * np.exp(-gamma), r0**2, d)
 
 
 def bisect_level(succeeds, grid):
@@ -151,16 +151,11 @@ def window_propagator(lam, h11, lr):
     return g
 
 
-def forced_probability(scale, variance, d):
-    """erfc(√d · scale / √(2 V)) = P(|u| ≥ √d · scale) for u ~ N(0, V): (E26) with scale ρ_c ‖θ^{t_w}‖
-    or m*, and (E25)'s linear reading with V(t_w, t_w) of (E5)."""
-    return float(special.erfc(np.sqrt(d) * scale / np.sqrt(2 * variance)))
-
-
 def level_probabilities(m_star, gamma, variance, d, r0):
-    """(P_L,growth, P_L,linear) of (E25) for the level m*, the growth exponent Γ and V(t_w, t_w)."""
-    growth = special.erfc(np.sqrt(d) * m_star * np.exp(-gamma) / (np.sqrt(2) * r0))
-    return float(growth), forced_probability(m_star, variance, d)
+    """(P_L,growth, P_L,linear) of (E25) for the level m*, the growth exponent Γ and V(t_w, t_w): both
+    P(|u| ≥ √d m*) for a centred Gaussian u (``two_stage.success_probability``), u = r₀ Z e^Γ or
+    u ~ N(0, V)."""
+    return success_probability(m_star * np.exp(-gamma), r0**2, d), success_probability(m_star, variance, d)
 
 
 def _finite_hessian_window(res, d, identity, s):
@@ -188,7 +183,7 @@ def _hessian_readings(hessian, res, linear, growth, s, d):
         propagator = window_propagator(lam, res.h11, s.lr)
         forced_variance = escape.covariance(res, s.r0, propagator)[t_f, t_f]
         scale = np.sqrt(res.norm2[t_f])
-        p_forced = np.array([forced_probability(rc * scale, forced_variance, d) for rc in s.rho_c])
+        p_forced = np.array([success_probability(rc * scale, forced_variance, d) for rc in s.rho_c])
     return {
         "hessian_window_end": t_f,
         "hessian_window_open": still_open,
@@ -201,19 +196,19 @@ def _hessian_readings(hessian, res, linear, growth, s, d):
     }
 
 
-def _level_readings(s, d, delta, identity, hessian, variances):
+def _level_readings(s, d, delta, identity, hessian, cov, window):
     """The success level's entries of a path set (E25), (E26): m* at the finite Hessian's window end
-    and the three probabilities, from V(t_w) of (E5) and V_H(t_w) of (E26) (``variances``), repeated
-    over the ρ_c levels (the level replaces ρ_c); NaN where d is not one of ``level_d`` (or the finite
-    Hessian was not computed)."""
+    t_w and the three probabilities, from V(t_w, t_w) of (E5) (``cov``) and V_H(t_w) of (E26) (in
+    ``window``), repeated over the ρ_c levels (the level replaces ρ_c); NaN where d is not one of
+    ``level_d`` (or the finite Hessian was not computed)."""
     if hessian is None or int(d) not in s.level_d:
         m_star, p = np.nan, (np.nan, np.nan, np.nan)
     else:
         t_w, _, gamma, _ = hessian
         m_star = success_level(s, d, delta, identity, int(t_w))
         p = (
-            *level_probabilities(m_star, gamma, variances[0], d, s.r0),
-            forced_probability(m_star, variances[1], d),
+            *level_probabilities(m_star, gamma, cov[t_w, t_w], d, s.r0),
+            success_probability(m_star, window["hessian_forced_variance"], d),
         )
     levels = len(s.rho_c)
     return {
@@ -252,7 +247,6 @@ def path_set(settings, d, delta, index):
         return np.array([growth_probability(exponent, res.norm2[end], d, rc, s.r0) for rc in s.rho_c])
 
     window = _hessian_readings(hessian, res, linear, growth, s, d)
-    t_l = 0 if hessian is None else hessian[0]  # the level's kick step (read only where computed)
     return {
         "window_end": t_w,
         "window_open": still_open,
@@ -263,7 +257,7 @@ def path_set(settings, d, delta, index):
         "curvature_open": curvature_open,
         "p_curvature": linear(t_h),
         **window,
-        **_level_readings(s, d, delta, identity, hessian, (cov[t_l, t_l], window["hessian_forced_variance"])),
+        **_level_readings(s, d, delta, identity, hessian, cov, window),
         "outlier": outlier,
         "overlap2": overlap2,
         "h11": res.h11,
