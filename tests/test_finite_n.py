@@ -2,7 +2,9 @@
 docs/escape.md (E19)-(E23)): the window's end and growth exponent on planted tracks, the growth
 probability against Monte Carlo, a path set's arrays and determinism, the predicted δ₅₀'s bootstrap
 interval against a planted crossing, and the verdict's closed form; a path set's finite-Hessian
-readings (E24) read its own scan; the success level (E25) against a full scan of the kicked DMFT."""
+readings (E24) read its own scan; the success level (E25) against a full scan of the kicked DMFT; the
+trial's own DMFT (E27) against its quantiles solved one by one, and i.i.d. path sets' forcing against
+the finite-sample variance it must have."""
 
 import dataclasses
 import math
@@ -66,6 +68,9 @@ SETTINGS = FINITE_N(
     level_d=(),
     level_horizon=12,
     level_m0=(0.02, 0.05, 0.12, 0.3, 0.7),
+    init_d=(),
+    init_quantiles=4,
+    sampling="iid",
     success_rho=0.5,
 )
 """The tiny config's GeLU model on y = z² − 1, over a short horizon."""
@@ -75,7 +80,7 @@ def test_a_path_set_has_the_systems_own_samples_and_reads_its_own_outlier_track(
     d, delta = 100, 6.0
     one = finite_n.path_set(SETTINGS, d, delta, 0)
     identity = (SETTINGS.seed, "finite-n", "test", "gelu", "he2", delta, d, 0)
-    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 600, identity)  # N = n = δd = 600
+    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 600, identity, sampling="iid")  # N = n = δd
     track = outlier_track(res, np.arange(SETTINGS.horizon + 1))
     np.testing.assert_array_equal(one["outlier"], track["outlier"])
     np.testing.assert_array_equal(one["h11"], res.h11)
@@ -372,19 +377,21 @@ def test_a_path_sets_success_level_is_the_kicked_dmft_scan_at_its_window_end():
     identity = (SETTINGS.seed, "finite-n", "test", "gelu", "he2", delta, d, 0)
     t_w, grid = int(one["hessian_window_end"]), np.asarray(with_level.level_m0)
     final = [
-        dmft.solve_for(with_level, delta, 12, 1600, (*identity, "level"), m0=m0, kick=t_w, twins=True).rho[-1]
+        dmft.solve_for(
+            with_level, delta, 12, 1600, (*identity, "level"), m0=m0, kick=t_w, twins=True, sampling="iid"
+        ).rho[-1]
         for m0 in grid
     ]
     success = np.asarray(final) >= 0.5
     assert np.all(np.diff(success.astype(int)) >= 0), "the test needs a monotone scan"
     assert one["level"] == critical_overlap(grid, success)[0]
     variance = escape.covariance(
-        dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity), SETTINGS.r0
+        dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity, sampling="iid"), SETTINGS.r0
     )[t_w, t_w]
     expected = finite_n.level_probabilities(one["level"], one["hessian_growth_exponent"], variance, d, 1.0)
     np.testing.assert_allclose(one["p_level_growth"], expected[0])
     np.testing.assert_allclose(one["p_level_linear"], expected[1])
-    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity)
+    res = dmft.solve_for(SETTINGS, delta, SETTINGS.horizon, 800, identity, sampling="iid")
     forced = escape.covariance(res, 1.0, finite_n.window_propagator(one["hessian_lambda"], res.h11, 1.0))
     assert one["hessian_forced_variance"] == pytest.approx(forced[t_w, t_w])
     np.testing.assert_allclose(
@@ -448,3 +455,75 @@ def test_the_forced_variance_is_that_of_the_scalar_recursion(rng):
     for t in range(steps - 1):
         u = a[t] * u - lr / math.sqrt(delta) * xi[:, t]
         assert np.var(u) == pytest.approx(variance[t + 1], rel=0.02)
+
+
+def test_the_initial_quantiles_are_the_symmetric_midpoints_of_the_normal_law():
+    u = finite_n.initial_quantiles(8)
+    np.testing.assert_allclose(
+        u, [-1.5341, -0.8871, -0.4888, -0.1573, 0.1573, 0.4888, 0.8871, 1.5341], atol=1e-4
+    )
+    np.testing.assert_allclose(u, -u[::-1])
+    assert np.all(finite_n.initial_quantiles(2) != 0)
+
+
+def test_a_path_sets_own_dmft_from_initialisation_is_the_share_of_its_quantiles_that_succeed():
+    """(E27) with ``init_d``: the path set's P_I is the share of the quantiles u_q from which the DMFT
+    with signal on the path set's own n i.i.d. paths (no twins) ends at ρ ≥ success_rho; NaN outside
+    ``init_d``; and the path set's other readings do not change."""
+    d, delta = 100, 7.0
+    with_initial = dataclasses.replace(SETTINGS, init_d=(d,))
+    one = finite_n.path_set(with_initial, d, delta, 1)
+    identity = (SETTINGS.seed, "finite-n", "test", "gelu", "he2", delta, d, 1)
+    final = [
+        dmft.solve_for(
+            SETTINGS, delta, 12, 700, identity, m0=SETTINGS.r0 * u / math.sqrt(d), sampling="iid"
+        ).rho[-1]
+        for u in finite_n.initial_quantiles(4)
+    ]
+    assert 0 < np.mean(np.asarray(final) >= 0.5) < 1, "the test needs quantiles on both sides"
+    np.testing.assert_allclose(one["p_initial"], np.mean(np.asarray(final) >= 0.5))
+    plain = finite_n.path_set(SETTINGS, d, delta, 1)
+    assert np.all(np.isnan(plain["p_initial"]))
+    np.testing.assert_array_equal(plain["p_linear"], one["p_linear"])
+
+
+def test_iid_paths_force_the_overlap_as_a_finite_sample_does_and_stratified_ones_hide_it():
+    """With i.i.d. paths the first step's forcing E_N[g r⁰] (m¹ = m⁰ − η E_N[g r⁰]) is a sum of N
+    independent terms: over path sets its variance is E[g² (r⁰)²]/N (checked to 25 %, 400 path sets, whose
+    s.e. is 7 %), as a data set of N samples forces GD's hard coordinate.  Stratified draws remove about half
+    of it (measured 0.52 of it: asserted below 0.7)."""
+    delta, paths = 6.0, 300
+    forcing = {"iid": [], "stratified": []}
+    second_moment = []
+    for sampling in forcing:
+        for index in range(400):
+            res = dmft.solve_for(SETTINGS, delta, 0, paths, ("forcing", index), m0=0.01, sampling=sampling)
+            forcing[sampling].append(res.gr[0])
+            if sampling == "iid":
+                second_moment.append(res.c_g[0, 0])  # E_N[g² (r⁰)²]
+    expected = np.mean(second_moment) / paths
+    assert np.var(forcing["iid"]) == pytest.approx(expected, rel=0.25)
+    assert np.var(forcing["stratified"]) < 0.7 * expected
+
+
+def test_the_trial_s_own_dmft_is_computed_at_predicted_d_with_an_even_count_of_quantiles():
+    """One-line config errors: ``init_d`` outside ``escape.finite_n.d``; an odd ``init_quantiles``
+    (the middle one would start at u = 0, restricted GD); an unknown ``sampling``."""
+    import yaml
+
+    from featlearn.pipeline import checks
+    from featlearn.plan import load_config
+
+    config = load_config([ROOT / "config.yaml"])
+    config["escape"]["finite_n"]["init_d"]["gelu"] = [2000]  # not a predicted d
+    with pytest.raises(checks.ConfigError) as error:
+        checks.references(config)
+    assert error.value.key == "escape.finite_n.init_d.gelu.0" and "\n" not in str(error.value)
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    for key, value, words in (("init_quantiles", 7, "multiple of 2"), ("sampling", "sobol", "iid")):
+        config = load_config([ROOT / "config.yaml"])
+        config["escape"]["finite_n"][key] = value
+        error = checks.schema_error(config, schema)
+        assert error.key == f"escape.finite_n.{key}" and words in str(error) and "\n" not in str(error)
+    with pytest.raises(ValueError, match="sampling must be one of"):
+        dmft.normal_draws(np.random.default_rng(0), 3, "sobol")

@@ -11,7 +11,8 @@ window and the aligned eigenvalue of the finite Hessian (E24) in place of the ou
 ``hessian_forced`` (E26), the finite Hessian's propagator amplifying the finite-n forcing as well as
 u⁰; ``level_growth``, ``level_linear`` and ``level_forced`` (E25), (E26), the finite Hessian's growth,
 the linear process's variance and the forced variance at its window's end against the success level
-m* of the DMFT with signal instead of ρ_c (the same at every ρ_c).
+m* of the DMFT with signal instead of ρ_c (the same at every ρ_c); ``initial`` (E27), the trial's own
+DMFT from the quantiles of the initial hard coordinate (the same at every ρ_c).
 """
 
 import math
@@ -33,6 +34,7 @@ READINGS = {
     "level_growth": "p_level_growth",
     "level_linear": "p_level_linear",
     "level_forced": "p_level_forced",
+    "initial": "p_initial",
 }
 """Reading name → the cell array of its success probability, indexed [path set, ρ_c]."""
 

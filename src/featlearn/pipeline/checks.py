@@ -272,6 +272,21 @@ REFERENCES = (
         "escape.finite_n.hessian_d",
         "the success level is computed where the finite Hessian is",
     ),
+    (
+        "escape.finite_n.init_d.<>",
+        "escape.finite_n.models",
+        "the trial's own DMFT is computed for a predicted model",
+    ),
+    (
+        "escape.finite_n.models.<>",
+        "escape.finite_n.init_d",
+        "each predicted model needs its dimensions of the trial's own DMFT",
+    ),
+    (
+        "escape.finite_n.init_d.*.*",
+        "escape.finite_n.d",
+        "the trial's own DMFT is computed at predicted d only",
+    ),
     ("escape.two_stage.models.<>", "theory.models"),
     ("escape.two_stage.models.*.sweep", "sweeps"),
     ("finite_size.models.*.sweep", "sweeps"),

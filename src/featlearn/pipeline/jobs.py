@@ -683,7 +683,9 @@ KINDS = (
             ``rho_c``; the finite Hessian (E24) with its ``k`` smallest eigenpairs per step, where d is one
             of ``hessian_d``; the success level (E25), the DMFT with signal kicked at the window's end to
             the grid ``level_m0`` and followed for ``level_horizon`` steps (success: ρ ≥ ``success_rho``),
-            where d is one of ``level_d``.""",
+            where d is one of ``level_d``; the trial's own DMFT (E27) from ``init_quantiles`` quantiles of
+            the initial hard coordinate, where d is one of ``init_d``; every solve's paths drawn by
+            ``sampling``.""",
             MODEL,
             (
                 "horizon",
@@ -696,6 +698,9 @@ KINDS = (
                 "level_d",
                 "level_horizon",
                 "level_m0",
+                "init_d",
+                "init_quantiles",
+                "sampling",
                 "success_rho",
             ),
             without=THEORY_FIXES,
@@ -707,9 +712,19 @@ KINDS = (
             "horizon": "escape.finite_n.horizon.{model}",
             "level_horizon": "escape.finite_n.level_horizon.{model}",
             "level_d": "escape.finite_n.level_d.{model}",
+            "init_d": "escape.finite_n.init_d.{model}",
             **{
                 k: f"escape.finite_n.{k}"
-                for k in ("path_sets", "samples", "aligned", "k", "hessian_d", "level_m0")
+                for k in (
+                    "path_sets",
+                    "samples",
+                    "aligned",
+                    "k",
+                    "hessian_d",
+                    "level_m0",
+                    "init_quantiles",
+                    "sampling",
+                )
             },
             "rho_c": "escape.prediction.rho_c",
         },

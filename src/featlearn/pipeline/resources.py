@@ -274,7 +274,9 @@ def finite_n(config, w, s):
     the process (negligible); the rows and the weighted copy of their transpose (n × d, twice; a third
     for the product's workspace) and the Hessian (d × d, twice) in memory.  The finite Hessian only
     where d is one of ``hessian_d``; the success level (E25) where d is also one of ``level_d``: a
-    bisection of DMFT-with-signal solves on 2n paths over ``level_horizon`` steps per path set."""
+    bisection of DMFT-with-signal solves on 2n paths over ``level_horizon`` steps per path set; the
+    trial's own DMFT (E27) where d is one of ``init_d``: ``init_quantiles`` such solves on n paths per
+    path set."""
     n, d, steps = round(float(w.delta) * int(w.d)), int(w.d), (s.horizon + 1) * s.path_sets
     hessian = int(d in s.hessian_d)
     seconds = JOB_START + dmft_seconds(n, s.horizon, s.path_sets) + 0.005 * steps
@@ -284,6 +286,9 @@ def finite_n(config, w, s):
         solves = s.path_sets * (math.ceil(math.log2(len(s.level_m0) + 1)) + 1)
         seconds += dmft_seconds(2 * n, s.level_horizon, solves)
         memory = max(memory, dmft_mem_mb(2 * n, s.level_horizon))
+    if d in s.init_d:  # (E27): init_quantiles solves on the path set's n paths
+        seconds += dmft_seconds(n, s.level_horizon, s.path_sets * s.init_quantiles)
+        memory = max(memory, dmft_mem_mb(n, s.level_horizon))
     return memory, seconds
 
 

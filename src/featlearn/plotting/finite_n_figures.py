@@ -16,6 +16,7 @@ READING_STYLE = {
     "level_growth": ("tab:brown", "X", "finite Hessian's growth to the success level (E25)"),
     "level_linear": ("tab:pink", "*", "linear process to the success level (E25)"),
     "level_forced": ("tab:cyan", "h", "forced window to the success level (E26)"),
+    "initial": ("tab:gray", ">", "trial's own DMFT from initialisation (E27)"),
 }
 """Reading → (colour, marker, legend label)."""
 

@@ -178,12 +178,28 @@ def stratified_normal(rng, size):
     return rng.permutation(special.ndtri(u))
 
 
-def path_law(rng, paths, link, noise=0.0):
-    """(g, y) of ``paths`` Monte-Carlo paths: g ~ N(0, 1) stratified, y = h(g) + noise·ε."""
+SAMPLINGS = ("stratified", "iid")
+"""How a solve draws its paths' g and u⁰: ``stratified`` (:func:`stratified_normal`, the law's
+Monte-Carlo estimate with the least noise) or ``iid`` (independent N(0, 1) draws: a finite sample of
+size N with its own extreme tail and its own first Hermite coefficient E_N[y g] ≠ 0, as a GD trial's
+data set has)."""
+
+
+def normal_draws(rng, size, sampling):
+    """``size`` N(0, 1) draws by ``sampling`` (one of :data:`SAMPLINGS`)."""
+    if sampling == "stratified":
+        return stratified_normal(rng, size)
+    if sampling == "iid":
+        return rng.standard_normal(size)
+    raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}")
+
+
+def path_law(rng, paths, link, noise=0.0, sampling="stratified"):
+    """(g, y) of ``paths`` Monte-Carlo paths: g ~ N(0, 1) drawn by ``sampling``, y = h(g) + noise·ε."""
     lk = get_link(link)
     if lk.k != 1:
         raise ValueError(f"the DMFT is implemented for single-index links; {link!r} has k = {lk.k}")
-    g = stratified_normal(rng, paths)
+    g = normal_draws(rng, paths, sampling)
     y = lk.h(g[:, None])
     if noise > 0:
         y = y + noise * rng.standard_normal(paths)
@@ -222,6 +238,7 @@ def solve(
     twins=False,
     train=("theta",),
     loss=SQUARE,
+    sampling="stratified",
 ):
     """Solve the DMFT up to GD time ``steps`` with ``paths`` Monte-Carlo paths.
 
@@ -240,6 +257,10 @@ def solve(
     link).  Without them that mean is a Monte-Carlo error of size (E[g² r²]/N)^{1/2}, a spurious
     forcing of m (docs/escape.md, "Twin paths" before eq. (E9)).  ``paths`` must then be even.
 
+    ``sampling``: how g and u⁰ are drawn (:data:`SAMPLINGS`): stratified by default; ``iid`` makes the
+    N paths a finite sample, whose E_N[g r] forces m as a data set of N samples forces GD's hard
+    coordinate (docs/escape.md, (E27)).
+
     ``train``: the trained layers, ``("theta",)`` or with "a" and/or "b" ((D13): a^t and b^t move by
     the path averages of ∂ℓ/∂a and ∂ℓ/∂b).  ``loss``: the loss ρ (a ``featlearn.model.loss.Loss``:
     the square loss by default, Huber's or a config loss; docs/model.md, eq. (M3a)).
@@ -249,13 +270,13 @@ def solve(
     if twins:
         if paths % 2:
             raise ValueError(f"twin paths need an even number of paths, got {paths}")
-        g, y = path_law(rng, paths // 2, link, noise)
+        g, y = path_law(rng, paths // 2, link, noise, sampling)
         g, y = np.concatenate([g, -g]), np.concatenate([y, y])
-        u0 = np.tile(r0 * stratified_normal(rng, paths // 2), 2)
+        u0 = np.tile(r0 * normal_draws(rng, paths // 2, sampling), 2)
         xi = np.tile(rng.standard_normal((paths // 2, steps + 1)), (2, 1))
     else:
-        g, y = path_law(rng, paths, link, noise)
-        u0 = r0 * stratified_normal(rng, paths)  # independent of g (own random order)
+        g, y = path_law(rng, paths, link, noise, sampling)
+        u0 = r0 * normal_draws(rng, paths, sampling)  # independent of g (own random order)
         xi = rng.standard_normal((paths, steps + 1))
     image = _GaussianImage(xi / math.sqrt(paths))
     big_t = steps + 1

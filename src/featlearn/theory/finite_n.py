@@ -51,17 +51,32 @@ weights").  This module predicts it from theory alone, with the finite system's 
       P_F = erfc( √d ρ_c ‖θ^{t_w}‖ / √(2 V_H) ),   P_L,forced = erfc( √d m* / √(2 V_H) )         (E26)
 
   (``escape.covariance`` with this propagator);
+* the **trial's own DMFT** (E27): the path set's paths drawn i.i.d. (``sampling``: a finite sample of
+  n, whose labels carry a first Hermite coefficient E_n[y g] ≠ 0 as a trial's data set does, so that
+  E_n[g r^t] forces m as the data set forces GD's hard coordinate) and the DMFT with signal, without
+  twins, started at t = 0 from m⁰ = r₀ u_q/√d at the quantiles u_q = Φ⁻¹((q + ½)/Q), q < Q
+  (``init_quantiles``) of the initial hard coordinate, followed for ``level_horizon`` steps; the path
+  set's success probability is the share of quantiles whose ρ at the horizon reaches ``success_rho``:
+
+      P_I = (1/Q) Σ_q 1[ ρ^T(m⁰ = r₀ u_q/√d) ≥ success_rho ]                                  (E27)
+
+  (no window, no ρ_c, no linearisation: the early window, the forcing and the nonlinear growth are
+  the DMFT's own; ``init_d``: the d at which it is computed);
 * the prediction at (d, δ) is the mean over path sets (the trials' data sets vary too), with its
   standard error:
 
       P(success | δ, d) = E_paths[P],  its s.e. = sd / √R.                                    (E22)
 
-ρ_c, the horizon T, the aligned level, the finite Hessian's k and the level's horizon and grid are
-settings, fixed before any comparison with GD; ``hessian_d`` and ``level_d`` list the d at which the
-finite Hessian and the success level are computed (their cost).
+ρ_c, the horizon T, the aligned level, the finite Hessian's k, the level's horizon and grid and the
+quantiles Q are settings, fixed before any comparison with GD; ``hessian_d``, ``level_d`` and
+``init_d`` list the d at which the finite Hessian, the success level and (E27) are computed (their
+cost).  ``sampling`` draws every solve of a path set (``dmft.SAMPLINGS``).
 """
 
+import math
+
 import numpy as np
+from scipy import special
 
 from featlearn.model import seeds
 from featlearn.theory import dmft, escape, finite_hessian
@@ -133,10 +148,31 @@ def success_level(settings, d, delta, identity, t0):
             m0=m0,
             kick=t0,
             twins=True,
+            sampling=s.sampling,
         )
         return bool(res.rho[-1] >= s.success_rho)
 
     return bisect_level(succeeds, np.asarray(s.level_m0, float))
+
+
+def initial_quantiles(count):
+    """u_q = Φ⁻¹((q + ½)/Q), q < Q, of (E27): the midpoint quantiles of N(0, 1), symmetric about 0 (an
+    even Q never places one at 0, where the DMFT with signal is restricted GD)."""
+    return special.ndtri((np.arange(count) + 0.5) / count)
+
+
+def initial_success(settings, d, delta, identity):
+    """P_I of (E27) for the path set ``identity``: the DMFT with signal on its own n paths (no twins),
+    started from m⁰ = r₀ u_q/√d at every quantile u_q and judged at ``level_horizon``."""
+    s, n = settings, samples_of(d, delta)
+    wins = [
+        dmft.solve_for(
+            s, delta, s.level_horizon, n, identity, m0=s.r0 * u / math.sqrt(d), sampling=s.sampling
+        ).rho[-1]
+        >= s.success_rho
+        for u in initial_quantiles(s.init_quantiles)
+    ]
+    return float(np.mean(wins))
 
 
 def window_propagator(lam, h11, lr):
@@ -223,10 +259,11 @@ def path_set(settings, d, delta, index):
     """One path set at (d, δ): the restricted DMFT with N = round(δd) paths over ``horizon`` steps, its
     aligned outlier track, window end, growth exponent, and P_A, P_C at every ρ_c; the same from its
     finite Hessian (E24) where d is one of ``hessian_d`` (NaN elsewhere); the success level (E25) where d
-    is also one of ``level_d``."""
+    is also one of ``level_d``; the trial's own DMFT (E27) where d is one of ``init_d`` (repeated over
+    the ρ_c levels, which it does not use)."""
     s = settings
     identity = (s.seed, "finite-n", s.experiment, s.activation, s.link, float(delta), int(d), int(index))
-    res = dmft.solve_for(s, delta, s.horizon, samples_of(d, delta), identity)
+    res = dmft.solve_for(s, delta, s.horizon, samples_of(d, delta), identity, sampling=s.sampling)
     track = outlier_track(res, np.arange(s.horizon + 1))
     outlier, overlap2 = track["outlier"], track["overlap2"]
     hits = aligned_steps(outlier, overlap2, s.aligned)
@@ -247,6 +284,7 @@ def path_set(settings, d, delta, index):
         return np.array([growth_probability(exponent, res.norm2[end], d, rc, s.r0) for rc in s.rho_c])
 
     window = _hessian_readings(hessian, res, linear, growth, s, d)
+    initial = initial_success(s, d, delta, identity) if int(d) in s.init_d else np.nan
     return {
         "window_end": t_w,
         "window_open": still_open,
@@ -258,6 +296,7 @@ def path_set(settings, d, delta, index):
         "p_curvature": linear(t_h),
         **window,
         **_level_readings(s, d, delta, identity, hessian, cov, window),
+        "p_initial": np.full(len(s.rho_c), initial),
         "outlier": outlier,
         "overlap2": overlap2,
         "h11": res.h11,
@@ -277,7 +316,7 @@ def finite_n_cell(settings, d, delta, log=print):
             f"path set {index}: N={n} t_w={p['window_end']} Gamma={p['growth_exponent']:.3f} "
             f"P_A={np.round(p['p_linear'], 3).tolist()} P_C={np.round(p['p_growth'], 3).tolist()} "
             f"finite Hessian: t_w={p['hessian_window_end']} Gamma={p['hessian_growth_exponent']:.3f} "
-            f"level m*={p['level']:.4g}"
+            f"level m*={p['level']:.4g} P_I={p['p_initial'][0]:.3g}"
         )
     out = {key: np.array([p[key] for p in sets]) for key in sets[0]}
     return {**out, "d": d, "delta": delta, "n": n, "rho_c": np.asarray(settings.rho_c)}
