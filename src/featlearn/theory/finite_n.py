@@ -51,10 +51,11 @@ weights").  This module predicts it from theory alone, with the finite system's 
       P_F = erfc( √d ρ_c ‖θ^{t_w}‖ / √(2 V_H) ),   P_L,forced = erfc( √d m* / √(2 V_H) )         (E26)
 
   (``escape.covariance`` with this propagator);
-* the **trial's own DMFT** (E27): the path set's paths drawn i.i.d. (``sampling``: a finite sample of
-  n, whose labels carry a first Hermite coefficient E_n[y g] ≠ 0 as a trial's data set does, so that
-  E_n[g r^t] forces m as the data set forces GD's hard coordinate) and the DMFT with signal, without
-  twins, started at t = 0 from m⁰ = r₀ u_q/√d at the quantiles u_q = Φ⁻¹((q + ½)/Q), q < Q
+* the **trial's own DMFT** (E27): the path set's paths drawn i.i.d. (``sampling: iid``, the default
+  of this family: a finite sample of n, whose labels carry a first Hermite coefficient E_n[y g] ≠ 0
+  as a trial's data set does, so that E_n[g r^t] forces m as the data set forces GD's hard
+  coordinate) and the DMFT with signal, without twins, started at t = 0 from m⁰ = r₀ u_q/√d at the
+  quantiles u_q = Φ⁻¹((q + ½)/Q), q < Q
   (``init_quantiles``) of the initial hard coordinate, followed for ``level_horizon`` steps; the path
   set's success probability is the share of quantiles whose ρ at the horizon reaches ``success_rho``:
 
